@@ -1,0 +1,185 @@
+/* cmd-exec.c - `sandeval exec`: run one program in a fresh sandbox, print the result as JSON */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "sandbox.h"
+#include "util.h"
+
+static const char exec_usage[] =
+	"usage: sandeval exec [OPTIONS] -- PROGRAM [ARG...]\n"
+	"\n"
+	"Run PROGRAM in a fresh, isolated, resource-bounded sandbox, destroy the\n"
+	"sandbox, and print the result as one JSON object on stdout.\n"
+	"\n"
+	"  --file DEST=SRC       copy host file SRC into the sandbox at DEST (under /work), read-only; repeatable\n"
+	"  --stdin FILE          feed FILE to standard input (default: empty)\n"
+	"  --env NAME=VALUE      set a variable; no host variable passes in otherwise; repeatable\n"
+	"  --cpu-time SECONDS    CPU-time limit, fractions allowed (default 2)\n"
+	"  --wall-time SECONDS   wall-clock limit, enforced from outside the sandbox (default 5)\n"
+	"  --memory SIZE         memory ceiling including swap, e.g. 512M (default 512M)\n"
+	"  --pids N              processes and threads (default 64)\n"
+	"  --fds N               open file descriptors (default 64)\n"
+	"  --file-size SIZE      largest file the program may write (default 16M)\n"
+	"  --tmpfs SIZE          size of the writable /work and /tmp (default 64M)\n"
+	"  --output SIZE         bytes kept of stdout and of stderr each (default 1M); past it the program is stopped\n"
+	"  --image host|DIR      root filesystem (default host)\n"
+	"  --backend native      the isolation mechanism\n"
+	"  --log FILE            append lifecycle events as JSON lines\n"
+	"\n"
+	"Exit status: 0 when the program's status is \"ok\", 1 for any other outcome of\n"
+	"the program, 2 for usage errors and when sandeval itself failed (sandbox_error).\n";
+
+enum {
+	OPT_FILE = 256, OPT_STDIN, OPT_ENV, OPT_CPU, OPT_WALL, OPT_MEM, OPT_PIDS, OPT_FDS,
+	OPT_FSIZE, OPT_TMPFS, OPT_OUTPUT, OPT_IMAGE, OPT_BACKEND, OPT_LOG, OPT_HELP,
+};
+
+static const struct option options[] = {
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "stdin", required_argument, NULL, OPT_STDIN },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "cpu-time", required_argument, NULL, OPT_CPU },
+	{ "wall-time", required_argument, NULL, OPT_WALL },
+	{ "memory", required_argument, NULL, OPT_MEM },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "fds", required_argument, NULL, OPT_FDS },
+	{ "file-size", required_argument, NULL, OPT_FSIZE },
+	{ "tmpfs", required_argument, NULL, OPT_TMPFS },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "image", required_argument, NULL, OPT_IMAGE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *option_name(int opt)
+{
+	for (const struct option *o = options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sandeval: exec: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'sandeval exec --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct sandbox_config cfg;
+	struct sandbox_result res;
+	struct sd_error err = { 0 };
+	cleanup_free struct sandbox_file *files = calloc((size_t)argc, sizeof(*files));
+	cleanup_free char **env = calloc((size_t)argc, sizeof(char *));
+	cleanup_free char *json = NULL;
+	int opt, code;
+
+	if (!files || !env)
+		return usage_error("%s", "out of memory");
+	sandbox_config_init(&cfg);
+	cfg.files = files;
+	cfg.env = env;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+		const char *v = optarg;
+		double d;
+		long n;
+
+		err.msg[0] = '\0';
+		switch (opt) {
+		case OPT_FILE: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1])
+				return usage_error("--file '%s' is not DEST=SRC", v);
+			*eq = '\0';
+			files[cfg.n_files++] = (struct sandbox_file){ optarg, eq + 1 };
+			break;
+		}
+		case OPT_STDIN:
+			cfg.stdin_path = v;
+			break;
+		case OPT_ENV:
+			env[cfg.n_env++] = optarg;
+			break;
+		case OPT_CPU:
+		case OPT_WALL:
+			if (parse_seconds(v, 86400, &d, &err) < 0)
+				return usage_error("--%s: %s", option_name(opt), err.msg);
+			*(opt == OPT_CPU ? &cfg.cpu_time : &cfg.wall_time) = d;
+			break;
+		case OPT_MEM:
+		case OPT_FSIZE:
+		case OPT_TMPFS:
+		case OPT_OUTPUT: {
+			uint64_t size;
+
+			if (parse_size(v, &size, &err) < 0)
+				return usage_error("--%s: %s", option_name(opt), err.msg);
+			*(opt == OPT_MEM ? &cfg.memory : opt == OPT_FSIZE ? &cfg.file_size :
+			  opt == OPT_TMPFS ? &cfg.tmpfs : &cfg.output) = size;
+			break;
+		}
+		case OPT_PIDS:
+		case OPT_FDS:
+			if (parse_long(v, 1, 1 << 20, &n, &err) < 0)
+				return usage_error("--%s: %s", option_name(opt), err.msg);
+			*(opt == OPT_PIDS ? &cfg.pids : &cfg.fds) = n;
+			break;
+		case OPT_IMAGE:
+			cfg.image = v;
+			break;
+		case OPT_BACKEND:
+			cfg.backend = v;
+			break;
+		case OPT_LOG:
+			cfg.log_path = v;
+			break;
+		case OPT_HELP:
+			fputs(exec_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no program given (usage: sandeval exec [OPTIONS] -- PROGRAM [ARG...])");
+	cfg.argv = argv + optind;
+	if (sandbox_config_check(&cfg, &err) < 0)
+		return usage_error("%s", err.msg);
+	cmd_auto_gc();
+	if (sandbox_run(&cfg, &res, &err) < 0)
+		return usage_error("%s", err.msg);
+	json = sandbox_result_json(&res);
+	if (!json) {
+		sandbox_result_release(&res);
+		cmd_error("exec: cannot format the result");
+		return EXIT_USAGE;
+	}
+	puts(json);
+	fflush(stdout);
+	if (res.status == SB_SANDBOX_ERROR)
+		cmd_error("exec: %s", res.error);
+	code = res.status == SB_OK ? EXIT_RESULT_OK :
+	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE : EXIT_RESULT_OTHER;
+	sandbox_result_release(&res);
+	return code;
+}

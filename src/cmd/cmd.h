@@ -1,0 +1,18 @@
+/* cmd.h - the commands of the sandeval program, one file each */
+#ifndef SANDEVAL_CMD_H
+#define SANDEVAL_CMD_H
+
+/* Exit codes shared by every command. */
+#define EXIT_RESULT_OK 0	/* the program's outcome was "ok" */
+#define EXIT_RESULT_OTHER 1	/* any other outcome of the program */
+#define EXIT_USAGE 2		/* bad usage, or sandeval itself failed */
+
+int cmd_exec(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
+
+/* Print "sandeval: MESSAGE" to stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Run the gc sweep quietly (used at every start); returns 0 or -1. */
+int cmd_auto_gc(void);
+
+#endif

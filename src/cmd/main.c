@@ -1,0 +1,64 @@
+/* main.c - the sandeval program: the command table */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#ifndef SANDEVAL_VERSION
+#define SANDEVAL_VERSION "dev"
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "exec", cmd_exec, "run one program in a fresh sandbox and print the result as JSON" },
+	{ "gc", cmd_gc, "remove what killed sandeval runs left behind" },
+};
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sandeval: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sandeval COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'sandeval COMMAND --help' describes a command; docs/ has a page for each.\n");
+}
+
+int main(int argc, char **argv)
+{
+	/* A program that closes its stdin early must not kill sandeval. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("sandeval %s\n", SANDEVAL_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	cmd_error("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

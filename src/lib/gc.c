@@ -1,0 +1,172 @@
+/* gc.c - run records that outlive a killed sandeval, and the sweep that removes their leftovers */
+#define _GNU_SOURCE
+#include "gc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "util.h"
+
+#define CGROUP_PREFIX "sandeval-"
+
+int gc_state_dir(char *buf, size_t size, struct sd_error *err)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (geteuid() == 0)
+		n = snprintf(buf, size, "/run/sandeval");
+	else if (xdg && *xdg == '/' && access(xdg, W_OK) == 0)
+		n = snprintf(buf, size, "%s/sandeval", xdg);
+	else
+		n = snprintf(buf, size, "/tmp/sandeval-%u", (unsigned)geteuid());
+	if (n < 0 || (size_t)n >= size)
+		return sd_error_set(err, ENAMETOOLONG, "state directory name too long");
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return sd_error_errno(err, errno, "cannot create '%s'", buf);
+	return 0;
+}
+
+int gc_lock_take(const char *state_dir, const char *id, char **path, struct sd_error *err)
+{
+	cleanup_free char *tmp = xasprintf("%s/%s.tmp", state_dir, id);
+	cleanup_free char *final = xasprintf("%s/%s.lock", state_dir, id);
+	cleanup_close int fd = -1;
+
+	if (!tmp || !final)
+		return sd_error_errno(err, ENOMEM, "gc_lock_take");
+	/* Lock under a name the sweep ignores, then publish it: the sweep never
+	 * sees an unlocked record of a live run. */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return sd_error_errno(err, errno, "cannot create '%s'", tmp);
+	if (flock(fd, LOCK_EX) < 0 || rename(tmp, final) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return sd_error_errno(err, e, "cannot lock '%s'", final);
+	}
+	*path = steal_pointer(&final);
+	return steal_fd(&fd);
+}
+
+int gc_lock_note(int fd, const char *dir, struct sd_error *err)
+{
+	cleanup_free char *line = xasprintf("%s\n", dir);
+
+	if (!line || write_all(fd, line, strlen(line)) < 0)
+		return sd_error_errno(err, errno, "cannot record '%s'", dir);
+	return 0;
+}
+
+void gc_lock_drop(int fd, char *path)
+{
+	if (path)
+		unlink(path);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
+static bool run_alive(const char *state_dir, const char *id)
+{
+	cleanup_free char *p = xasprintf("%s/%s.lock", state_dir, id);
+	cleanup_close int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK;
+	flock(fd, LOCK_UN);
+	return false;
+}
+
+static void sweep_dir(const char *dir, struct gc_stats *st)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) < 0)
+		return;
+	if (cgroup_sweep_dir(dir, NULL) == 0)
+		st->cgroups++;
+	else
+		st->failed++;
+}
+
+/* A record whose run died: remove the cgroups it lists, then the record. */
+static void sweep_record(const char *path, struct gc_stats *st)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cleanup_free char *text = NULL;
+	char *save = NULL;
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	if (read_file(path, 1 << 16, &text, NULL, NULL) == 0)
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			sweep_dir(l, st);
+	unlink(path);
+	st->runs++;
+}
+
+int gc_sweep(const char *state_dir, const char *cgroup_root, struct gc_stats *st, struct sd_error *err)
+{
+	DIR *d = opendir(state_dir);
+	struct dirent *e;
+	char **parents;
+
+	memset(st, 0, sizeof(*st));
+	if (!d)
+		return sd_error_errno(err, errno, "cannot open '%s'", state_dir);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		cleanup_free char *p = xasprintf("%s/%s", state_dir, e->d_name);
+		struct stat sb;
+
+		if (!p)
+			continue;
+		if (len > 5 && strcmp(e->d_name + len - 5, ".lock") == 0) {
+			sweep_record(p, st);
+		} else if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0 &&
+			   stat(p, &sb) == 0 && sb.st_mtime < time(NULL) - 60) {
+			/* A run killed between creating and publishing its record. */
+			cleanup_close int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+			if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+				unlink(p);
+		}
+	}
+	closedir(d);
+
+	/* Cgroups whose record is gone (killed between the two steps of cleanup). */
+	parents = cgroup_parent_dirs(cgroup_root, "/proc/self/cgroup");
+	for (char **pp = parents; pp && *pp; pp++) {
+		DIR *cd = opendir(*pp);
+
+		if (!cd)
+			continue;
+		while ((e = readdir(cd))) {
+			cleanup_free char *dir = NULL;
+
+			if (strncmp(e->d_name, CGROUP_PREFIX, strlen(CGROUP_PREFIX)) != 0 ||
+			    strcmp(e->d_name, "sandeval-supervisor") == 0 ||
+			    run_alive(state_dir, e->d_name + strlen(CGROUP_PREFIX)))
+				continue;
+			dir = xasprintf("%s/%s", *pp, e->d_name);
+			if (dir)
+				sweep_dir(dir, st);
+		}
+		closedir(cd);
+	}
+	cgroup_free_list(parents);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* sandbox-child.h - the native backend's in-sandbox half: init (pid 1) and the program's setup */
+#ifndef SANDEVAL_SANDBOX_CHILD_H
+#define SANDEVAL_SANDBOX_CHILD_H
+
+#include <stdbool.h>
+
+#include "sandbox.h"
+
+/* Messages on the child's message pipe, one line each: a type byte, then text. */
+#define CHILD_MSG_EVENT 'I'	/* "phase\tdetail" */
+#define CHILD_MSG_INFO 'L'	/* "landlock_abi seccomp_syscalls" */
+#define CHILD_MSG_EXEC 'X'	/* the program is about to be executed */
+#define CHILD_MSG_ERROR 'E'	/* setup failed: message */
+
+struct child_args {
+	const struct sandbox_config *cfg;
+	bool as_root;		/* may call setgroups(0, NULL) */
+	bool rlimit_memory;	/* no memory cgroup: RLIMIT_AS */
+	bool rlimit_pids;	/* no pids cgroup: RLIMIT_NPROC */
+	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit */
+	int sync_fd;		/* read: one byte once maps and cgroups are set */
+	int msg_fd;		/* write: CHILD_MSG_* lines */
+	int status_fd;		/* write: the program's wait status (int) */
+	int stdio[3];		/* the program's stdin, stdout, stderr */
+	int *file_fds;		/* one per cfg->files, read-only */
+	int image_fd;		/* O_PATH of --image DIR, or -1 for host */
+};
+
+/* Runs as pid 1 of the new namespaces; never returns. */
+_Noreturn void child_main(struct child_args *a);
+
+#endif

@@ -1,0 +1,46 @@
+/* sandbox-internal.h - what sandbox.c shares with the backends: context, events, the backend table */
+#ifndef SANDEVAL_SANDBOX_INTERNAL_H
+#define SANDEVAL_SANDBOX_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "sandbox.h"
+
+/* The uid and gid the program has inside its user namespace. */
+#define SANDBOX_UID 1000
+#define SANDBOX_GID 1000
+
+struct sandbox_ctx {
+	const struct sandbox_config *cfg;
+	struct sandbox_result *res;
+	int64_t t0_ms;			/* start of the run, for event times */
+	int log_fd;			/* --log, or -1 */
+	int lock_fd;			/* gc lock held for the whole run */
+	char *lock_path;
+	struct cgroup *cg;		/* NULL: rlimits only */
+	bool as_root;			/* host euid 0: map a dedicated host uid */
+	uid_t host_uid;
+	gid_t host_gid;
+	void *backend_data;
+};
+
+struct sandbox_backend {
+	const char *name;
+	/* Everything outside the sandbox: cgroups, mappings, state. */
+	int (*provision)(struct sandbox_ctx *ctx, struct sd_error *err);
+	/* Inject, constrain, execute and supervise to the end; fills ctx->res. */
+	int (*execute)(struct sandbox_ctx *ctx, struct sd_error *err);
+	/* Kill whatever is left and remove every trace; must be safe after any failure. */
+	void (*destroy)(struct sandbox_ctx *ctx);
+};
+
+extern const struct sandbox_backend sandbox_native_backend;
+
+/* Record a lifecycle event (and append it to --log). */
+void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sandbox_add_limit(struct sandbox_result *res, const char *name, double value,
+		       const char *unit, const char *mechanism);
+
+#endif

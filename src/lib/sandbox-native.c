@@ -1,0 +1,615 @@
+/* sandbox-native.c - the native backend: namespaces, cgroups, seccomp and Landlock on the host kernel
+ *
+ * Theory of operation
+ *
+ * Processes. sandeval (the supervisor) stays on the host. It clone()s one child
+ * into new user, pid, mount, network, ipc and uts namespaces; that child is
+ * pid 1 of the sandbox ("init", sandbox-child.c). Init builds the root, then
+ * forks the program (pid 2), which constrains itself and executes. Nothing in
+ * the sandbox runs as pid 1 but init, so the program's fatal signals work.
+ *
+ * Pipes. sync (supervisor -> init, one byte: "maps and cgroup are set"; kept
+ * open so init sees the supervisor die); msg (init and program -> supervisor,
+ * setup events and errors; close-on-exec, so EOF means the program was
+ * executed); status (init -> supervisor, the program's wait status: the program
+ * never holds it, so it cannot forge it); stdin, stdout, stderr (the only
+ * descriptors the program has).
+ *
+ * Who kills whom. The supervisor owns the clock: it kills at the wall-clock
+ * deadline, when the cgroup's CPU time passes the limit, and when an output
+ * buffer overflows. Killing means SIGKILL to init (the kernel then kills every
+ * process in the pid namespace; nothing can leave it) and cgroup.kill (v2) or
+ * freeze + kill (v1). Init exits as soon as the program ends, with the same
+ * effect. If the supervisor dies, init gets SIGKILL (parent-death signal) and
+ * `sandeval gc` removes the cgroups from the run's lock file.
+ */
+#define _GNU_SOURCE
+#include "sandbox-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gc.h"
+#include "sandbox-child.h"
+#include "util.h"
+
+/* Host uids for sandboxes started by root: a range no account uses, one
+ * random uid per run so that concurrent sandboxes do not share one. */
+#define HOST_UID_BASE 2000000000u
+#define HOST_UID_SPAN (1u << 24)
+
+#define SETUP_TIMEOUT_MS 10000
+#define DRAIN_TIMEOUT_MS 2000
+
+struct native {
+	pid_t init;
+	int sync_w, msg_r, status_r, in_w, out_r, err_r;
+	int in_src;		/* --stdin file, streamed into in_w */
+	bool cg_memory, cg_pids, cg_cpu;
+};
+
+struct capture {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool truncated;
+};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	struct native *nt = calloc(1, sizeof(*nt));
+	struct sd_error cgerr = { 0 };
+	char name[64];
+	const char *mech;
+
+	if (!nt)
+		return sd_error_errno(err, ENOMEM, "provision");
+	*nt = (struct native){ .init = -1, .sync_w = -1, .msg_r = -1, .status_r = -1,
+			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1 };
+	ctx->backend_data = nt;
+	ctx->as_root = geteuid() == 0;
+	if (ctx->as_root) {
+		unsigned char r[4];
+		char hex[9];
+
+		if (random_hex(hex, sizeof(r), err) < 0)
+			return -1;
+		ctx->host_uid = HOST_UID_BASE + (uid_t)(strtoul(hex, NULL, 16) % HOST_UID_SPAN);
+		ctx->host_gid = ctx->host_uid;
+	} else {
+		ctx->host_uid = geteuid();
+		ctx->host_gid = getegid();
+	}
+	res->host_uid = ctx->host_uid;
+
+	snprintf(name, sizeof(name), "sandeval-%s", res->id);
+	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, &cgerr);
+	if (ctx->cg) {
+		for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
+			if (gc_lock_note(ctx->lock_fd, *d, err) < 0)
+				return -1;
+		nt->cg_memory = cgroup_has(ctx->cg, CG_MEMORY);
+		nt->cg_pids = cgroup_has(ctx->cg, CG_PIDS);
+		nt->cg_cpu = cgroup_has(ctx->cg, CG_CPU);
+		if (nt->cg_memory && cgroup_set_memory(ctx->cg, cfg->memory, err) < 0)
+			return sd_error_wrap(err, "memory limit");
+		/* init is one more task than the program may have */
+		if (nt->cg_pids && cgroup_set_pids(ctx->cg, cfg->pids + 1, err) < 0)
+			return sd_error_wrap(err, "pids limit");
+		snprintf(res->limits_note, sizeof(res->limits_note), "%s", cgroup_note(ctx->cg));
+		sandbox_event(ctx, "provision", "%s cgroup %s (memory %s, pids %s, cpu %s)%s%s",
+			      cgroup_mechanism(ctx->cg), name, nt->cg_memory ? "yes" : "no",
+			      nt->cg_pids ? "yes" : "no", nt->cg_cpu ? "yes" : "no",
+			      res->limits_note[0] ? "; " : "", res->limits_note);
+	} else {
+		snprintf(res->limits_note, sizeof(res->limits_note), "no cgroup, limits fall back to rlimits: %s", cgerr.msg);
+		sandbox_event(ctx, "provision", "%s", res->limits_note);
+	}
+	mech = ctx->cg ? cgroup_mechanism(ctx->cg) : "rlimit";
+	sandbox_add_limit(res, "cpu_time", cfg->cpu_time, "seconds", nt->cg_cpu ? mech : "rlimit");
+	sandbox_add_limit(res, "wall_time", cfg->wall_time, "seconds", "supervisor");
+	sandbox_add_limit(res, "memory", (double)cfg->memory, "bytes", nt->cg_memory ? mech : "rlimit");
+	sandbox_add_limit(res, "pids", (double)cfg->pids, "count", nt->cg_pids ? mech : "rlimit");
+	sandbox_add_limit(res, "fds", (double)cfg->fds, "count", "rlimit");
+	sandbox_add_limit(res, "file_size", (double)cfg->file_size, "bytes", "rlimit");
+	sandbox_add_limit(res, "core", 0, "bytes", "rlimit");
+	sandbox_add_limit(res, "tmpfs", (double)cfg->tmpfs, "bytes", "tmpfs");
+	sandbox_add_limit(res, "output", (double)cfg->output, "bytes", "supervisor");
+	return 0;
+}
+
+static int write_map(pid_t pid, const char *file, const char *text, struct sd_error *err)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	return write_file(path, text, err);
+}
+
+static int set_id_maps(struct sandbox_ctx *ctx, pid_t pid, struct sd_error *err)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "%d %u 1\n", SANDBOX_UID, (unsigned)ctx->host_uid);
+	if (write_map(pid, "uid_map", map, err) < 0)
+		return -1;
+	/* Without CAP_SETGID on the host, gid_map needs setgroups denied first. */
+	if (!ctx->as_root && write_map(pid, "setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%d %u 1\n", SANDBOX_GID, (unsigned)ctx->host_gid);
+	return write_map(pid, "gid_map", map, err);
+}
+
+static void kill_sandbox(struct sandbox_ctx *ctx)
+{
+	struct native *nt = ctx->backend_data;
+
+	if (nt->init > 0)
+		kill(nt->init, SIGKILL);
+	if (ctx->cg)
+		cgroup_kill(ctx->cg, NULL);
+}
+
+/* Read the setup messages until EOF: the program was executed, or setup failed. */
+static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	struct native *nt = ctx->backend_data;
+	int64_t deadline = now_ms() + SETUP_TIMEOUT_MS;
+	char buf[16384];
+	size_t len = 0;
+	bool exec_seen = false, failed = false;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = nt->msg_r, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return sd_error_set(err, ETIMEDOUT, "sandbox setup took longer than %d ms", SETUP_TIMEOUT_MS);
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return sd_error_errno(err, errno, "poll");
+		if (!pfd.revents)
+			continue;
+		n = read(nt->msg_r, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		/* Handle complete lines as they come, so events carry their time. */
+		char *nl;
+		while ((nl = memchr(buf, '\n', len))) {
+			char *text = buf + 1;
+
+			*nl = '\0';
+			switch (buf[0]) {
+			case CHILD_MSG_EVENT: {
+				char *tab = strchr(text, '\t');
+
+				if (tab) {
+					static const char *const phases[] = { "provision", "inject", "constrain" };
+
+					*tab = '\0';
+					for (size_t i = 0; i < 3; i++)
+						if (strcmp(text, phases[i]) == 0)
+							sandbox_event(ctx, phases[i], "%s", tab + 1);
+				}
+				break;
+			}
+			case CHILD_MSG_INFO:
+				sscanf(text, "%d %d", &ctx->res->landlock_abi, &ctx->res->seccomp_syscalls);
+				break;
+			case CHILD_MSG_EXEC:
+				exec_seen = true;
+				break;
+			case CHILD_MSG_ERROR:
+				if (!failed)
+					sd_error_set(err, EIO, "%s", text);
+				failed = true;
+				break;
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0;	/* an overlong line: drop it */
+	}
+	if (failed)
+		return -1;
+	if (!exec_seen)
+		return sd_error_set(err, EIO, "sandbox init died during setup");
+	return 0;
+}
+
+static bool capture_read(struct capture *c)
+{
+	char buf[65536];
+	ssize_t n = read(c->fd, buf, sizeof(buf));
+	size_t room;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return false;
+	if (n <= 0) {
+		close_fd(&c->fd);
+		return false;
+	}
+	room = c->cap - c->len;
+	if ((size_t)n > room) {
+		c->truncated = true;
+		n = (ssize_t)room;
+	}
+	memcpy(c->buf + c->len, buf, (size_t)n);
+	c->len += (size_t)n;
+	return c->truncated;
+}
+
+/* Feed the --stdin file into the program's stdin pipe as it makes room. */
+static void feed_stdin(struct native *nt)
+{
+	char buf[65536];
+	ssize_t n = read(nt->in_src, buf, sizeof(buf));
+
+	if (n <= 0 || write_all(nt->in_w, buf, (size_t)n) < 0) {
+		close_fd(&nt->in_src);
+		close_fd(&nt->in_w);
+	}
+}
+
+static uint64_t cgroup_cpu_ns(struct sandbox_ctx *ctx)
+{
+	struct cgroup_stats st;
+
+	if (!ctx->cg || cgroup_stats(ctx->cg, &st) < 0 || !st.has_cpu)
+		return 0;
+	return st.cpu_ns;
+}
+
+static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool have_status,
+				    enum sandbox_status fired, uint64_t oom_kills, int64_t cpu_ms)
+{
+	struct sandbox_result *res = ctx->res;
+
+	if (have_status) {
+		if (WIFEXITED(wstatus))
+			res->exit_code = WEXITSTATUS(wstatus);
+		else if (WIFSIGNALED(wstatus))
+			res->signal = WTERMSIG(wstatus);
+	}
+	if (fired != SB_OK)
+		return fired;
+	if (oom_kills > 0)
+		return SB_MEMORY_LIMIT;
+	if (!have_status)
+		return SB_SIGNALED;
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus) == 0 ? SB_OK : SB_NONZERO_EXIT;
+	switch (WTERMSIG(wstatus)) {
+	case SIGXCPU:
+		return SB_CPU_LIMIT;
+	case SIGXFSZ:
+		return SB_FILE_SIZE_LIMIT;
+	case SIGSYS:
+		return SB_SECCOMP_VIOLATION;
+	case SIGKILL:	/* RLIMIT_CPU's hard limit */
+		if (cpu_ms >= 0 && cpu_ms >= (int64_t)(ctx->cfg->cpu_time * 1000))
+			return SB_CPU_LIMIT;
+		return SB_SIGNALED;
+	default:
+		return SB_SIGNALED;
+	}
+}
+
+static const char *limit_name(enum sandbox_status s)
+{
+	return sandbox_status_name(s);
+}
+
+static int supervise(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	struct native *nt = ctx->backend_data;
+	struct capture out = { .fd = nt->out_r, .cap = cfg->output }, errc = { .fd = nt->err_r, .cap = cfg->output };
+	int64_t t_exec = now_ms(), t_end = -1, kill_time = -1;
+	int64_t deadline = t_exec + (int64_t)ceil(cfg->wall_time * 1000);
+	uint64_t cpu0 = nt->cg_cpu ? cgroup_cpu_ns(ctx) : 0;
+	uint64_t cpu_limit_ns = (uint64_t)(cfg->cpu_time * 1e9);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	enum sandbox_status fired = SB_OK;
+	bool have_status = false;
+	int wstatus = 0, ws;
+	struct rusage ru;
+	struct cgroup_stats st = { 0 };
+
+	nt->out_r = nt->err_r = -1;	/* owned by the captures now */
+	out.buf = malloc(out.cap + 1);
+	errc.buf = malloc(errc.cap + 1);
+	if (!out.buf || !errc.buf) {
+		free(out.buf);
+		free(errc.buf);
+		close_fd(&out.fd);
+		close_fd(&errc.fd);
+		return sd_error_errno(err, ENOMEM, "output buffers");
+	}
+	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
+	while (nt->status_r >= 0 || out.fd >= 0 || errc.fd >= 0) {
+		struct pollfd pfd[4];
+		int nfds = 0, timeout;
+		int64_t now = now_ms();
+
+		if (fired == SB_OK && now >= deadline) {
+			fired = SB_WALL_LIMIT;
+			sandbox_event(ctx, "limit", "wall_limit: %.3f s passed", cfg->wall_time);
+		}
+		if (fired == SB_OK && nt->cg_cpu) {
+			uint64_t used = cgroup_cpu_ns(ctx) - cpu0;
+
+			if (used >= cpu_limit_ns) {
+				fired = SB_CPU_LIMIT;
+				sandbox_event(ctx, "limit", "cpu_limit: %.3f s of CPU used", (double)used / 1e9);
+			}
+		}
+		if (fired != SB_OK && kill_time < 0) {
+			kill_sandbox(ctx);
+			kill_time = now;
+			if (t_end < 0)
+				t_end = now;
+		}
+		if (kill_time >= 0 && now - kill_time > DRAIN_TIMEOUT_MS)
+			break;	/* cannot happen unless a descriptor leaked outside */
+		timeout = (int)((kill_time >= 0 ? kill_time + DRAIN_TIMEOUT_MS : deadline) - now);
+		if (fired == SB_OK && nt->cg_cpu) {
+			/* The soonest the CPU budget can run out on all cores. */
+			uint64_t used = cgroup_cpu_ns(ctx) - cpu0;
+			int64_t left_ms = (int64_t)((cpu_limit_ns - used) / 1000000) / (ncpu > 0 ? ncpu : 1);
+
+			if (left_ms < 1)
+				left_ms = 1;
+			if (left_ms > 100)
+				left_ms = 100;
+			if (left_ms < timeout)
+				timeout = (int)left_ms;
+		}
+		if (timeout < 0)
+			timeout = 0;
+		if (out.fd >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = out.fd, .events = POLLIN };
+		if (errc.fd >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = errc.fd, .events = POLLIN };
+		if (nt->status_r >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = nt->status_r, .events = POLLIN };
+		if (nt->in_w >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = nt->in_w, .events = POLLOUT };
+		if (poll(pfd, (nfds_t)nfds, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill_sandbox(ctx);
+			return sd_error_errno(err, errno, "poll");
+		}
+		for (int i = 0; i < nfds; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (pfd[i].fd == out.fd || pfd[i].fd == errc.fd) {
+				struct capture *c = pfd[i].fd == out.fd ? &out : &errc;
+
+				if (capture_read(c) && fired == SB_OK) {
+					fired = SB_OUTPUT_LIMIT;
+					sandbox_event(ctx, "limit", "output_limit: more than %llu bytes on %s",
+						      (unsigned long long)c->cap, c == &out ? "stdout" : "stderr");
+				}
+			} else if (pfd[i].fd == nt->status_r) {
+				ssize_t n = read(nt->status_r, &ws, sizeof(ws));
+
+				if (n == (ssize_t)sizeof(ws)) {
+					wstatus = ws;
+					have_status = true;
+				}
+				if (n == 0 || n == (ssize_t)sizeof(ws)) {
+					close_fd(&nt->status_r);
+					if (t_end < 0)
+						t_end = now_ms();
+				}
+			} else if (pfd[i].fd == nt->in_w) {
+				if (pfd[i].revents & (POLLERR | POLLHUP)) {
+					close_fd(&nt->in_w);
+					close_fd(&nt->in_src);
+				} else {
+					feed_stdin(nt);
+				}
+			}
+		}
+	}
+	if (t_end < 0)
+		t_end = now_ms();
+	close_fd(&out.fd);
+	close_fd(&errc.fd);
+	close_fd(&nt->in_w);
+	/* Reap init: by then the kernel has killed and reaped the whole namespace. */
+	kill_sandbox(ctx);
+	while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
+		;
+	nt->init = -1;
+	if (ctx->cg)
+		cgroup_stats(ctx->cg, &st);
+	if (st.has_cpu)
+		res->cpu_ms = (int64_t)((st.cpu_ns - cpu0) / 1000000);
+	else
+		res->cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	res->peak_memory_bytes = st.has_peak ? (int64_t)st.peak_bytes : (int64_t)ru.ru_maxrss * 1024;
+	res->wall_ms = t_end - t_exec;
+	res->stdout_buf = out.buf;
+	res->stdout_len = out.len;
+	res->stdout_truncated = out.truncated;
+	res->stderr_buf = errc.buf;
+	res->stderr_len = errc.len;
+	res->stderr_truncated = errc.truncated;
+	out.buf[out.len] = errc.buf[errc.len] = '\0';
+	res->status = classify(ctx, wstatus, have_status, fired, st.oom_kills, res->cpu_ms);
+	if (fired == SB_OK && res->status != SB_OK && res->status != SB_NONZERO_EXIT && res->status != SB_SIGNALED)
+		sandbox_event(ctx, "limit", "%s", limit_name(res->status));
+	sandbox_event(ctx, "execute", "%s: exit %d, signal %d, %lld ms wall, %lld ms cpu",
+		      sandbox_status_name(res->status), res->exit_code, res->signal,
+		      (long long)res->wall_ms, (long long)res->cpu_ms);
+	return 0;
+}
+
+static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct native *nt = ctx->backend_data;
+	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
+	int image_fd = -1, ret = -1;
+	struct child_args a;
+	pid_t pid;
+	char one = 1;
+
+	if (!file_fds)
+		return sd_error_errno(err, ENOMEM, "execute");
+	for (size_t i = 0; i < cfg->n_files; i++)
+		file_fds[i] = -1;
+	/* Open what the program may see with the caller's rights, before any namespace. */
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		file_fds[i] = open(cfg->files[i].src, O_RDONLY | O_CLOEXEC);
+		if (file_fds[i] < 0) {
+			sd_error_errno(err, errno, "cannot open --file source '%s'", cfg->files[i].src);
+			goto out;
+		}
+	}
+	if (strcmp(cfg->image, "host") != 0) {
+		image_fd = open(cfg->image, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (image_fd < 0) {
+			sd_error_errno(err, errno, "cannot open --image '%s'", cfg->image);
+			goto out;
+		}
+	}
+	if (cfg->stdin_path) {
+		nt->in_src = open(cfg->stdin_path, O_RDONLY | O_CLOEXEC);
+		if (nt->in_src < 0) {
+			sd_error_errno(err, errno, "cannot open --stdin '%s'", cfg->stdin_path);
+			goto out;
+		}
+	}
+	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(msg_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
+	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0) {
+		sd_error_errno(err, errno, "pipe");
+		goto out;
+	}
+	a = (struct child_args){
+		.cfg = cfg, .as_root = ctx->as_root,
+		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
+		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
+		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = image_fd,
+	};
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
+			     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		sd_error_errno(err, errno, "cannot create the sandbox namespaces");
+		goto out;
+	}
+	if (pid == 0)
+		child_main(&a);
+	nt->init = pid;
+	close_fd(&sync_p[0]);
+	close_fd(&msg_p[1]);
+	close_fd(&st_p[1]);
+	close_fd(&in_p[0]);
+	close_fd(&out_p[1]);
+	close_fd(&err_p[1]);
+	if (set_id_maps(ctx, pid, err) < 0 || (ctx->cg && cgroup_enter(ctx->cg, pid, err) < 0) ||
+	    write_all(sync_p[1], &one, 1) < 0) {
+		sd_error_wrap(err, "cannot set up the sandbox");
+		goto out;
+	}
+	nt->sync_w = steal_fd(&sync_p[1]);
+	nt->msg_r = steal_fd(&msg_p[0]);
+	nt->status_r = steal_fd(&st_p[0]);
+	nt->in_w = steal_fd(&in_p[1]);
+	nt->out_r = steal_fd(&out_p[0]);
+	nt->err_r = steal_fd(&err_p[0]);
+	if (nt->in_src < 0)
+		close_fd(&nt->in_w);	/* empty stdin: EOF at once */
+	else
+		fcntl(nt->in_w, F_SETFL, O_NONBLOCK);
+	if (wait_for_exec(ctx, err) < 0)
+		goto out;
+	ret = supervise(ctx, err);
+out:
+	for (size_t i = 0; i < cfg->n_files; i++)
+		close_fd(&file_fds[i]);
+	close_fd(&image_fd);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&sync_p[i]);
+		close_fd(&msg_p[i]);
+		close_fd(&st_p[i]);
+		close_fd(&in_p[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+	}
+	return ret;
+}
+
+static void native_destroy(struct sandbox_ctx *ctx)
+{
+	struct native *nt = ctx->backend_data;
+	struct sd_error e = { 0 };
+	int ws;
+
+	if (nt) {
+		if (nt->init > 0) {
+			kill_sandbox(ctx);
+			while (waitpid(nt->init, &ws, __WALL) < 0 && errno == EINTR)
+				;
+			nt->init = -1;
+		}
+		close_fd(&nt->sync_w);
+		close_fd(&nt->msg_r);
+		close_fd(&nt->status_r);
+		close_fd(&nt->in_w);
+		close_fd(&nt->out_r);
+		close_fd(&nt->err_r);
+		close_fd(&nt->in_src);
+	}
+	if (ctx->cg) {
+		if (cgroup_destroy(ctx->cg, &e) < 0)
+			sandbox_event(ctx, "destroy", "%s", e.msg);
+		else
+			sandbox_event(ctx, "destroy", "processes killed, cgroup removed, namespaces and tmpfs gone");
+		cgroup_free(ctx->cg);
+		ctx->cg = NULL;
+	} else {
+		sandbox_event(ctx, "destroy", "processes killed, namespaces and tmpfs gone");
+	}
+	free(nt);
+	ctx->backend_data = NULL;
+}
+
+const struct sandbox_backend sandbox_native_backend = {
+	.name = "native",
+	.provision = native_provision,
+	.execute = native_execute,
+	.destroy = native_destroy,
+};
