@@ -533,6 +533,10 @@ _Noreturn void child_main(struct child_args *a)
 	pid_t pid;
 
 	args = a;
+	/* Only the supervisor may hold its ends: else the program never sees EOF. */
+	for (int i = 0; i < 8; i++)
+		if (a->parent_fds[i] >= 0)
+			close(a->parent_fds[i]);
 	if (read(a->sync_fd, &c, 1) != 1)
 		_exit(1);	/* the parent gave up */
 	become_sandbox_user();

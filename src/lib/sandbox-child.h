@@ -24,6 +24,7 @@ struct child_args {
 	int stdio[3];		/* the program's stdin, stdout, stderr */
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR, or -1 for host */
+	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */
 };
 
 /* Runs as pid 1 of the new namespaces; never returns. */

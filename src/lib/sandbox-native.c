@@ -523,6 +523,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
 		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
 		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = image_fd,
+		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, -1 },
 	};
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
 			     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);

@@ -1,0 +1,3 @@
+# Never ends: stopped at the CPU-time limit.
+while True:
+    pass
