@@ -62,9 +62,16 @@ tally "$log/cli-root.tap" "cli as root"
 
 echo "== CLI tests (unprivileged uid 65534, no delegated cgroup)"
 if [ "$(id -u)" = 0 ]; then
+	# A copy the unprivileged user can surely read, wherever the clone lives.
+	mkdir -p "$log/tree/tests/probe"
+	cp -r tests/cli "$log/tree/tests/"
+	cp sandeval "$log/tree/"
+	cp tests/probe/probe "$log/tree/tests/probe/"
+	chmod -R a+rX "$log/tree"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
-		bats --tap tests/cli >"$log/cli-user.tap" 2>&1
+		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
+		bats --tap "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
 	tally "$log/cli-user.tap" "cli as uid 65534"
 else
 	echo "(already unprivileged: the run above covered it)"

@@ -333,6 +333,7 @@ static void build_root(void)
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		die("cannot make mounts private");
+
 	if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k") < 0 ||
 	    mkdir(ROOT, 0755) < 0 || mkdir(SCRATCH, 0755) < 0 ||
 	    mount("tmpfs", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
@@ -529,6 +530,7 @@ static _Noreturn void init_loop(pid_t program)
 _Noreturn void child_main(struct child_args *a)
 {
 	struct pollfd pfd;
+	int image_errno;
 	char c;
 	pid_t pid;
 
@@ -537,8 +539,18 @@ _Noreturn void child_main(struct child_args *a)
 	for (int i = 0; i < 8; i++)
 		if (a->parent_fds[i] >= 0)
 			close(a->parent_fds[i]);
+	/* The image is opened here: in our own mount namespace (a bind needs a
+	 * source mount of the caller's namespace), with the caller's credentials
+	 * (before the uid change), and before BASE may hide it. */
+	if (strcmp(a->cfg->image, "host") != 0)
+		a->image_fd = open(a->cfg->image, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	image_errno = errno;
 	if (read(a->sync_fd, &c, 1) != 1)
 		_exit(1);	/* the parent gave up */
+	if (strcmp(a->cfg->image, "host") != 0 && a->image_fd < 0) {
+		errno = image_errno;
+		die("cannot open --image '%s'", a->cfg->image);
+	}
 	become_sandbox_user();
 	/* setresuid cleared it; and the parent may have died meanwhile. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -550,9 +562,9 @@ _Noreturn void child_main(struct child_args *a)
 		die("cannot create the cgroup namespace");
 	if (sethostname("sandbox", 7) < 0)
 		die("cannot set the hostname");
+	msg(CHILD_MSG_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
 	build_root();
 	loopback_up();
-	msg(CHILD_MSG_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die("cannot make init non-dumpable");
 	pid = fork();

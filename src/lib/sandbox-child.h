@@ -23,7 +23,7 @@ struct child_args {
 	int status_fd;		/* write: the program's wait status (int) */
 	int stdio[3];		/* the program's stdin, stdout, stderr */
 	int *file_fds;		/* one per cfg->files, read-only */
-	int image_fd;		/* O_PATH of --image DIR, or -1 for host */
+	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
 	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */
 };
 

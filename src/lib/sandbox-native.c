@@ -482,7 +482,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
-	int image_fd = -1, ret = -1;
+	int ret = -1;
 	struct child_args a;
 	pid_t pid;
 	char one = 1;
@@ -496,13 +496,6 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		file_fds[i] = open(cfg->files[i].src, O_RDONLY | O_CLOEXEC);
 		if (file_fds[i] < 0) {
 			sd_error_errno(err, errno, "cannot open --file source '%s'", cfg->files[i].src);
-			goto out;
-		}
-	}
-	if (strcmp(cfg->image, "host") != 0) {
-		image_fd = open(cfg->image, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (image_fd < 0) {
-			sd_error_errno(err, errno, "cannot open --image '%s'", cfg->image);
 			goto out;
 		}
 	}
@@ -522,7 +515,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.cfg = cfg, .as_root = ctx->as_root,
 		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
 		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
-		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = image_fd,
+		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = -1,
 		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, -1 },
 	};
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
@@ -561,7 +554,6 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 out:
 	for (size_t i = 0; i < cfg->n_files; i++)
 		close_fd(&file_fds[i]);
-	close_fd(&image_fd);
 	for (int i = 0; i < 2; i++) {
 		close_fd(&sync_p[i]);
 		close_fd(&msg_p[i]);
