@@ -31,7 +31,7 @@ static char *v1_parent(const char *fsroot, const char *proc_cgroup, int ctl)
 static int v1_create(struct cgroup *cg, const char *fsroot, const char *proc_cgroup,
 		     const char *name, struct sd_error *err)
 {
-	int made = 0;
+	int made = 0, failed = 0;
 
 	for (int i = 0; i < CG_NCTL; i++) {
 		cleanup_free char *parent = v1_parent(fsroot, proc_cgroup, i);
@@ -45,7 +45,8 @@ static int v1_create(struct cgroup *cg, const char *fsroot, const char *proc_cgr
 		if (!dir)
 			return sd_error_errno(err, ENOMEM, "cgroup");
 		if (mkdir(dir, 0755) < 0) {
-			cgroup_note_add(cg, "cannot create '%s': %s", dir, strerror(errno));
+			if (!failed++)
+				cgroup_note_add(cg, "cannot create '%s': %s", dir, strerror(errno));
 			free(dir);
 			continue;
 		}
@@ -53,6 +54,8 @@ static int v1_create(struct cgroup *cg, const char *fsroot, const char *proc_cgr
 		cg->has[i] = true;
 		made++;
 	}
+	if (failed > 1)
+		cgroup_note_add(cg, "and %d more controller(s)", failed - 1);
 	if (!made)
 		return sd_error_set(err, EPERM, "no usable cgroup v1 controller (%s)", cg->note);
 	return 0;

@@ -156,13 +156,15 @@ int gc_sweep(const char *state_dir, const char *cgroup_root, struct gc_stats *st
 			continue;
 		while ((e = readdir(cd))) {
 			cleanup_free char *dir = NULL;
+			struct stat sb;
 
 			if (strncmp(e->d_name, CGROUP_PREFIX, strlen(CGROUP_PREFIX)) != 0 ||
 			    strcmp(e->d_name, "sandeval-supervisor") == 0 ||
 			    run_alive(state_dir, e->d_name + strlen(CGROUP_PREFIX)))
 				continue;
 			dir = xasprintf("%s/%s", *pp, e->d_name);
-			if (dir)
+			/* Another user's runs keep their records elsewhere: not ours to judge. */
+			if (dir && stat(dir, &sb) == 0 && sb.st_uid == geteuid())
 				sweep_dir(dir, st);
 		}
 		closedir(cd);

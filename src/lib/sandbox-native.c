@@ -295,6 +295,8 @@ static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool h
 			res->exit_code = WEXITSTATUS(wstatus);
 		else if (WIFSIGNALED(wstatus))
 			res->signal = WTERMSIG(wstatus);
+	} else if (fired != SB_OK) {
+		res->signal = SIGKILL;	/* ended by the sandbox's destruction */
 	}
 	if (fired != SB_OK)
 		return fired;

@@ -268,9 +268,9 @@ char *sandbox_result_json(const struct sandbox_result *res)
 		json_object_set_new(limits, l->name, json_pack("{s:o, s:s, s:s}", "value", v,
 							       "unit", l->unit, "mechanism", l->mechanism));
 	}
-	if (res->limits_note[0])
-		json_object_set_new(limits, "note", json_string(res->limits_note));
 	json_object_set_new(o, "limits", limits);
+	if (res->limits_note[0])
+		json_object_set_new(o, "limits_note", text_value(res->limits_note, strlen(res->limits_note)));
 	json_object_set_new(o, "isolation", json_pack("{s:I, s:I, s:I}",
 		"host_uid", (json_int_t)res->host_uid, "landlock_abi", (json_int_t)res->landlock_abi,
 		"seccomp_syscalls", (json_int_t)res->seccomp_syscalls));

@@ -1,0 +1,849 @@
+#!/usr/bin/env bats
+# exec.bats: CLI tests of `sandeval exec`: each isolation property and each limit, driving the real binary with the probe
+#
+# Run: bats tests/cli/exec.bats (as root, and as an ordinary user). SANDEVAL and
+# PROBE override the paths of the two binaries. Hostile probe modes are run only
+# here, inside `sandeval exec` with limits set.
+
+# shellcheck disable=SC2030,SC2031,SC2034 # bats runs each test in a subshell
+load helpers
+
+setup_file() {
+	check_prerequisites
+}
+
+setup() {
+	TAG=$(new_tag)
+	bad=()
+}
+
+teardown() {
+	stop_listener
+	# Processes of this test's sandbox that a failing sandeval left behind.
+	local pid i
+	for ((i = 0; i < 20; i++)); do
+		pid=$(tagged_pids "$TAG")
+		[[ -z $pid ]] && break
+		kill -9 $pid 2>/dev/null || true
+		sleep 0.05
+	done
+	[[ -n ${SBX_PID-} ]] && kill -9 "$SBX_PID" 2>/dev/null || true
+	[[ -n ${CANARY_PID-} ]] && kill "$CANARY_PID" 2>/dev/null || true
+	[[ -n ${HOST_FILE-} ]] && rm -f "$HOST_FILE"
+	return 0
+}
+
+# ---------------------------------------------------------------- the result
+
+@test "python3 -c pass runs as status ok with a complete result" {
+	sbx -- /usr/bin/python3 -c pass
+	expect_status ok
+	assert_eq "$(j .exit_code)" 0 "exit_code"
+	[[ $(j .sandbox_id) =~ ^[0-9a-f]{32}$ ]] || flunk "sandbox_id is not 32 hex chars"
+	assert_eq "$(j .backend)" native "backend"
+	jq -e '(.wall_ms | type == "number") and (.cpu_ms | type == "number")
+		and (.peak_memory_bytes | type == "number")' <<<"$json" >/dev/null ||
+		flunk "wall_ms, cpu_ms, peak_memory_bytes are not all numbers"
+	jq -e '.stdout == "" and .stderr == "" and .stdout_truncated == false
+		and .stderr_truncated == false' <<<"$json" >/dev/null || flunk "stdout/stderr not empty and untruncated"
+	jq -e '(.limits | type == "object") and (.events | type == "array" and length > 0)' <<<"$json" >/dev/null ||
+		flunk "limits is not an object or events not a non-empty array"
+	jq -e 'all(.events[]; (.t_ms | type == "number") and (.phase | type == "string")
+		and (.detail | type == "string"))' <<<"$json" >/dev/null || flunk "an event lacks t_ms, phase or detail"
+}
+
+@test "events run through provision, inject, constrain, execute, destroy in order" {
+	probe -- exit 0
+	expect_status ok
+	local phases
+	phases=$(j '[.events[].phase] | reduce .[] as $p ([]; if (.[-1] == $p) then . else . + [$p] end) | join(" ")')
+	for p in provision inject constrain execute destroy; do
+		[[ " $phases " == *" $p "* ]] || flunk "phase '$p' missing from: $phases"
+	done
+	j '[.events[].phase] | map({provision:0, inject:1, constrain:2, execute:3, limit:4, destroy:5}[.]) |
+		. == sort' | grep -qx true || flunk "phases out of order: $phases"
+	j '[.events[].t_ms] | . == sort' | grep -qx true || flunk "event times go backwards"
+	j '[.events[].phase] | index("limit")' | grep -qx null || flunk "a limit event without any limit: $phases"
+	j '[.events[].phase] | all(. as $p | ["provision","inject","constrain","execute","limit","destroy"] | index($p))' |
+		grep -qx true || flunk "unknown phase in: $phases"
+}
+
+@test "each run gets its own sandbox_id" {
+	probe -- exit 0
+	local first
+	first=$(j .sandbox_id)
+	probe -- exit 0
+	[[ $(j .sandbox_id) != "$first" ]] || flunk "two runs share sandbox_id $first"
+}
+
+@test "limits report the defaults, each with a mechanism" {
+	probe -- exit 0
+	expect_status ok
+	local name want
+	while read -r name want; do
+		[[ $(j ".limits.$name.value") == "$want" ]] || case_fail "limits.$name.value: want $want, got $(j ".limits.$name.value")"
+	done <<-EOF
+		cpu_time 2
+		wall_time 5
+		memory 536870912
+		pids 64
+		fds 64
+		file_size 16777216
+		tmpfs 67108864
+		output 1048576
+	EOF
+	for name in cpu_time memory pids fds file_size; do
+		[[ $(j ".limits.$name.mechanism") =~ ^(cgroup-v1|cgroup-v2|rlimit)$ ]] ||
+			case_fail "limits.$name.mechanism is '$(j ".limits.$name.mechanism")'"
+	done
+	jq -e '.limits | all(.[]; type == "object" and has("value") and has("mechanism"))' <<<"$json" >/dev/null ||
+		case_fail "an entry of limits is not an object with value and mechanism: $(j '.limits | tojson')"
+	report_cases
+}
+
+@test "as root on a cgroup host, memory and pids are enforced by cgroups" {
+	is_root || skip "cgroups are for root here; as a user the rlimit fallback is checked elsewhere"
+	probe -- exit 0
+	[[ $(j .limits.memory.mechanism) == cgroup-* ]] || flunk "memory mechanism is $(j .limits.memory.mechanism)"
+	[[ $(j .limits.pids.mechanism) == cgroup-* ]] || flunk "pids mechanism is $(j .limits.pids.mechanism)"
+}
+
+@test "limits echo the options, sizes with suffixes" {
+	probe --cpu-time 1.5 --wall-time 4 --memory 100M --pids 10 --fds 20 --file-size 2M \
+		--tmpfs 16M --output 4K -- exit 0
+	expect_status ok
+	local name want
+	while read -r name want; do
+		[[ $(j ".limits.$name.value") == "$want" ]] || case_fail "limits.$name.value: want $want, got $(j ".limits.$name.value")"
+	done <<-EOF
+		cpu_time 1.5
+		wall_time 4
+		memory 104857600
+		pids 10
+		fds 20
+		file_size 2097152
+		tmpfs 16777216
+		output 4096
+	EOF
+	local size
+	while read -r size want; do
+		probe --memory "$size" -- exit 0
+		[[ $(j .limits.memory.value) == "$want" ]] || case_fail "--memory $size gave $(j .limits.memory.value), want $want"
+	done <<-EOF
+		512M 536870912
+		1G 1073741824
+		524288K 536870912
+		300000000 300000000
+	EOF
+	report_cases
+}
+
+# ---------------------------------------------------------------- exit, signals, init
+
+@test "the exit code is passed through" {
+	local code want
+	while read -r code want; do
+		probe -- exit "$code"
+		[[ $(j .status) == "$want" && $(j .exit_code) == "$code" && $rc == $([[ $want == ok ]] && echo 0 || echo 1) ]] ||
+			case_fail "exit $code: want $want/$code, got $(j .status)/$(j .exit_code), sandeval exit $rc"
+	done <<-EOF
+		0 ok
+		1 nonzero_exit
+		3 nonzero_exit
+		255 nonzero_exit
+	EOF
+	report_cases
+}
+
+@test "a program killed by a signal is status signaled with that signal" {
+	local sig num
+	while read -r sig num; do
+		probe -- signal "$sig"
+		[[ $(j .status) == signaled && $(j .signal) == "$num" && $rc == 1 ]] ||
+			case_fail "signal $sig: want signaled/$num, got $(j .status)/$(j .signal), sandeval exit $rc"
+	done <<-EOF
+		TERM 15
+		KILL 9
+		SEGV 11
+		INT 2
+		USR1 10
+	EOF
+	report_cases
+}
+
+@test "the program is pid 2 under init at pid 1, alone in its /proc" {
+	probe -- ids
+	expect_status ok
+	assert_eq "$(kv pid)" 2 "pid"
+	assert_eq "$(kv ppid)" 1 "ppid"
+	probe -- ls /proc
+	expect_status ok
+	assert_eq "$(out | grep -E '^[0-9]+$' | sort -n | tr '\n' ' ')" "1 2 " "pids in /proc"
+}
+
+@test "a daemonized grandchild does not outlive the program" {
+	probe -- daemon 1000 "$TAG"
+	expect_status ok
+	[[ $(kv daemon_pid) =~ ^[0-9]+$ ]] || flunk "the daemon did not start"
+	local left
+	left=$(tagged_pids "$TAG")
+	[[ -z $left ]] || flunk "daemon still running after sandeval returned: host pid $left"
+}
+
+@test "a child holding stdout open does not keep the run alive" {
+	probe --wall-time 5 -- orphan 1000 "$TAG"
+	expect_status ok
+	((elapsed_ms < 3000)) || flunk "run took ${elapsed_ms} ms: waited for the orphan"
+	[[ -z $(tagged_pids "$TAG") ]] || flunk "orphan still running after sandeval returned"
+}
+
+@test "init reaps orphans, so they do not eat the pids limit" {
+	# 40 short-lived orphans one after another under --pids 16: each becomes
+	# init's child when its subshell exits; unreaped zombies would fill pids.
+	sbx --file "$IN_PROBE=$PROBE" --pids 16 -- /bin/sh -c "i=0; while [ \$i -lt 40 ]; do
+		( $IN_PROBE exit 0 & ); i=\$((i + 1)); done; sleep 0.5; exec $IN_PROBE threads 8"
+	expect_status ok
+	assert_eq "$(kv threads)" 8 "threads started after 40 orphans"
+}
+
+# ---------------------------------------------------------------- identity and namespaces
+
+@test "the program runs as uid/gid 1000 in /work on host 'sandbox'" {
+	local host_before
+	host_before=$(hostname)
+	probe -- ids
+	expect_status ok
+	local key want
+	while read -r key want; do
+		[[ $(kv "$key") == "$want" ]] || case_fail "$key: want '$want', got '$(kv "$key")'"
+	done <<-EOF
+		uid 1000
+		gid 1000
+		euid 1000
+		egid 1000
+		hostname sandbox
+		cwd /work
+	EOF
+	[[ $(hostname) == "$host_before" ]] || case_fail "the host's hostname changed"
+	report_cases
+}
+
+@test "seen from the host, the program runs under a non-root uid" {
+	run_in_background --wall-time 20 -- sleep 3 "$TAG"
+	local pid uids gids
+	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
+	uids=$(status_field "$pid" Uid)
+	gids=$(status_field "$pid" Gid)
+	wait "$SBX_PID" || true
+	SBX_PID=
+	echo "host Uid: $uids  Gid: $gids" >&2
+	for u in $uids $gids; do
+		[[ $u != 0 ]] || flunk "the program runs as host uid/gid 0 (Uid: $uids, Gid: $gids)"
+	done
+	if is_root; then
+		for u in $uids; do
+			! cut -d: -f3 /etc/passwd | grep -qx "$u" || flunk "host uid $u belongs to a host account"
+		done
+	else
+		for u in $uids; do
+			assert_eq "$u" "$(id -u)" "host uid of the program as an ordinary user"
+		done
+	fi
+}
+
+@test "the program lives in its own user, pid, net, mnt, ipc, uts and cgroup namespaces" {
+	run_in_background --wall-time 20 -- sleep 3 "$TAG"
+	local pid ns mine theirs
+	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
+	for ns in user pid net mnt ipc uts cgroup; do
+		mine=$(readlink "/proc/self/ns/$ns")
+		theirs=$(readlink "/proc/$pid/ns/$ns") || { case_fail "cannot read /proc/$pid/ns/$ns"; continue; }
+		[[ $theirs != "$mine" ]] || case_fail "namespace $ns is the host's ($mine)"
+	done
+	local nspid
+	nspid=$(status_field "$pid" NSpid)
+	[[ $nspid =~ [[:space:]]2$ ]] || case_fail "NSpid '$nspid' does not end in pid 2"
+	wait "$SBX_PID" || true
+	SBX_PID=
+	probe -- read-file /proc/self/cgroup
+	out | grep -qv ':/$' && case_fail "/proc/self/cgroup shows host cgroup paths: $(out | tr '\n' ' ')"
+	report_cases
+}
+
+@test "only PATH, HOME, LANG, TMPDIR and --env reach the program" {
+	export HOST_SECRET=leak
+	probe --env FOO=bar --env 'SPACED=a=b c' -- env
+	expect_status ok
+	assert_eq "$(out | cut -d= -f1 | sort | tr '\n' ' ')" "FOO HOME LANG PATH SPACED TMPDIR " "variable names"
+	assert_eq "$(kv HOME)" /work "HOME"
+	assert_eq "$(kv LANG)" C.UTF-8 "LANG"
+	assert_eq "$(kv TMPDIR)" /tmp "TMPDIR"
+	assert_eq "$(kv FOO)" bar "FOO"
+	assert_eq "$(kv SPACED)" "a=b c" "SPACED"
+	[[ -n $(kv PATH) ]] || flunk "PATH is empty"
+}
+
+@test "no descriptor beyond 0, 1 and 2 reaches the program" {
+	exec 7</dev/null 8>/dev/null 9<"$PROBE"
+	probe -- fds
+	expect_status ok
+	assert_eq "$(kv fds)" "0,1,2" "open descriptors"
+}
+
+@test "capabilities are all dropped; no_new_privs and seccomp are on" {
+	probe -- caps
+	expect_status ok
+	local key want
+	while read -r key want; do
+		[[ $(kv "$key") == "$want" ]] || case_fail "$key: want $want, got '$(kv "$key")'"
+	done <<-EOF
+		CapInh 0000000000000000
+		CapPrm 0000000000000000
+		CapEff 0000000000000000
+		CapBnd 0000000000000000
+		CapAmb 0000000000000000
+		NoNewPrivs 1
+		Seccomp 2
+	EOF
+	report_cases
+}
+
+@test "setuid(0) is refused" {
+	probe -- setuid0
+	expect_status nonzero_exit
+	[[ $(kv errno) =~ ^(EPERM|EINVAL)$ ]] || flunk "setuid(0) gave '$(out)'"
+}
+
+# ---------------------------------------------------------------- filesystem
+
+@test "/home, /root, /run, /sys and the host's /tmp are not visible" {
+	local path
+	for path in /home /root /run /sys; do
+		probe -- ls "$path"
+		[[ $(j .status) == nonzero_exit && $(kv errno) == ENOENT ]] ||
+			case_fail "$path: want ENOENT, got $(j .status): $(out | head -5 | tr '\n' ' ')"
+	done
+	HOST_FILE=$(mktemp /tmp/sandeval-host-marker.XXXXXX)
+	probe -- ls /tmp
+	out | grep -qx "${HOST_FILE#/tmp/}" && case_fail "host /tmp file '$HOST_FILE' visible in the sandbox's /tmp"
+	report_cases
+}
+
+@test "/etc is generated: few files, no shadow, the sandbox user in passwd" {
+	probe -- ls /etc
+	expect_status ok
+	local n
+	n=$(out | wc -l)
+	((n <= 20)) || flunk "/etc has $n entries: $(out | tr '\n' ' ')"
+	probe -- read-file /etc/shadow
+	[[ $(j .status) == nonzero_exit ]] || flunk "/etc/shadow is readable"
+	probe -- read-file /etc/passwd
+	expect_status ok
+	out | awk -F: '$3 == 1000 && $4 == 1000 && $6 == "/work"' | grep -q . ||
+		flunk "no uid 1000, gid 1000, home /work user in /etc/passwd"
+	[[ $(out) != "$(cat /etc/passwd)" ]] || flunk "/etc/passwd is the host's"
+}
+
+@test "/dev holds only the minimal devices, and they work" {
+	probe -- ls /dev
+	expect_status ok
+	local dev extra
+	for dev in null zero full random urandom fd shm; do
+		out | grep -qx "$dev" || case_fail "/dev/$dev missing"
+	done
+	extra=$(out | grep -vxE 'null|zero|full|random|urandom|fd|shm|stdin|stdout|stderr|pts|ptmx|tty' | tr '\n' ' ')
+	[[ -z $extra ]] || case_fail "unexpected entries in /dev: $extra"
+	probe -- write-file /dev/null 1000
+	[[ $(j .status) == ok ]] || case_fail "writing /dev/null: $(out)"
+	probe -- write-file /dev/full 10
+	[[ $(kv errno) == ENOSPC ]] || case_fail "writing /dev/full: $(out)"
+	probe -- read-file /dev/null
+	[[ $(j .status) == ok ]] || case_fail "reading /dev/null: $(out)"
+	report_cases
+}
+
+@test "the root is read-only: writing outside /work and /tmp fails" {
+	local dir
+	for dir in /usr /usr/bin /etc /bin /lib /dev /proc ""; do
+		probe -- write-file "$dir/sandeval-$TAG" 10
+		[[ $(j .status) == nonzero_exit && -n $(kv errno) ]] ||
+			case_fail "writing $dir/sandeval-$TAG: $(j .status): $(out | tr '\n' ' ')"
+		[[ ! -e $dir/sandeval-$TAG ]] || { rm -f "$dir/sandeval-$TAG"; case_fail "$dir/sandeval-$TAG appeared on the host"; }
+	done
+	report_cases
+}
+
+@test "Landlock fences writes: the program cannot write its own /proc/self/comm" {
+	# Outside a sandbox any process may rename itself; mounts alone allow it too.
+	(cd "$BATS_TEST_TMPDIR" && "$PROBE" write-file /proc/self/comm 4 >/dev/null) ||
+		flunk "the probe cannot write /proc/self/comm even outside the sandbox"
+	probe -- write-file /proc/self/comm 4
+	expect_status nonzero_exit
+	assert_eq "$(kv errno)" EACCES "errno"
+}
+
+@test "/work (the cwd) and /tmp are writable, and /dev/shm is /tmp" {
+	local path
+	for path in /work/x /tmp/x relative-x; do
+		probe -- write-file "$path" 4096
+		[[ $(j .status) == ok && $(kv written) == 4096 ]] || case_fail "writing $path: $(out)"
+	done
+	sbx --file "$IN_PROBE=$PROBE" -- /bin/sh -c "$IN_PROBE write-file rel 1 && $IN_PROBE ls /work &&
+		$IN_PROBE write-file /dev/shm/shm-$TAG 1 && $IN_PROBE ls /tmp"
+	[[ $(j .status) == ok ]] || case_fail "sh script failed"
+	out | grep -qx rel || case_fail "a relative path is not under /work"
+	out | grep -qx "shm-$TAG" || case_fail "/dev/shm is not /tmp"
+	report_cases
+}
+
+@test "/work and /tmp share one tmpfs bounded by --tmpfs" {
+	probe --tmpfs 8M --file-size 64M -- write-file /work/big $((16 * 1024 * 1024))
+	[[ $(kv errno) == ENOSPC ]] || case_fail "16M into an 8M /work: $(j .status): $(out | tr '\n' ' ')"
+	sbx --file "$IN_PROBE=$PROBE" --tmpfs 8M --file-size 64M -- /bin/sh -c \
+		"$IN_PROBE write-file /work/a 5242880; $IN_PROBE write-file /tmp/b 5242880"
+	local lines
+	lines=$(out | tr '\n' ' ')
+	[[ $lines == "written=5242880 written="*" errno=ENOSPC " ]] ||
+		case_fail "5M in /work then 5M in /tmp with --tmpfs 8M: $lines"
+	report_cases
+}
+
+@test "/proc/sys and /proc/sysrq-trigger cannot be opened for writing" {
+	local before
+	before=$(cat /proc/sys/kernel/core_pattern)
+	probe -- write-proc-sys
+	expect_status nonzero_exit
+	[[ $(kv core_pattern) != ok ]] || flunk "core_pattern opened for writing"
+	[[ $(kv sysrq_trigger) != ok ]] || flunk "sysrq-trigger opened for writing"
+	assert_eq "$(cat /proc/sys/kernel/core_pattern)" "$before" "host core_pattern"
+}
+
+@test "--file injects a readable file that cannot be written, chmodded or removed" {
+	HOST_FILE=$(mktemp "$BATS_TEST_TMPDIR/data.XXXXXX")
+	printf 'hello\nworld\n' >"$HOST_FILE"
+	chmod 0644 "$HOST_FILE"
+	local mode_before
+	mode_before=$(stat -c %a "$HOST_FILE")
+	probe --file "/work/data.txt=$HOST_FILE" -- read-file /work/data.txt
+	[[ $(j .status) == ok && $(out) == $'hello\nworld' ]] || case_fail "reading the injected file: $(out)"
+	probe --file "sub/dir/data.txt=$HOST_FILE" -- read-file /work/sub/dir/data.txt
+	[[ $(j .status) == ok && $(out) == $'hello\nworld' ]] || case_fail "a nested relative DEST: $(out)"
+	local action
+	for action in "write-file /work/data.txt 3" "chmod /work/data.txt 0777" "unlink /work/data.txt"; do
+		# shellcheck disable=SC2086
+		probe --file "/work/data.txt=$HOST_FILE" -- $action
+		[[ $(j .status) == nonzero_exit && -n $(kv errno) ]] || case_fail "$action: $(j .status): $(out)"
+	done
+	[[ $(cat "$HOST_FILE") == $'hello\nworld' ]] || case_fail "the host file changed"
+	[[ $(stat -c %a "$HOST_FILE") == "$mode_before" ]] || case_fail "the host file's mode changed"
+	report_cases
+}
+
+@test "--stdin feeds a file; stdin is empty by default" {
+	printf 'line one\nline two\n' >"$BATS_TEST_TMPDIR/in"
+	probe --stdin "$BATS_TEST_TMPDIR/in" -- cat
+	expect_status ok
+	assert_eq "$(out)" $'line one\nline two' "stdout of cat"
+	probe -- cat
+	expect_status ok
+	assert_eq "$(out)" "" "stdout of cat with default stdin"
+}
+
+@test "--stdin feeds a file larger than a pipe buffer" {
+	head -c 300000 /dev/urandom | base64 -w 76 | head -c 300000 >"$BATS_TEST_TMPDIR/big-in"
+	probe --stdin "$BATS_TEST_TMPDIR/big-in" -- cat
+	expect_status ok
+	jq -j .stdout <<<"$json" | cmp - "$BATS_TEST_TMPDIR/big-in" || flunk "stdout is not the 300000-byte stdin"
+}
+
+@test "output bytes come back exactly through the JSON" {
+	printf 'quote " backslash \\ tab \t cr \r bell \a nul \0 e-acute \xc3\xa9 snowman \xe2\x98\x83 end\n' \
+		>"$BATS_TEST_TMPDIR/tricky"
+	probe --file "/work/tricky=$BATS_TEST_TMPDIR/tricky" -- read-file /work/tricky
+	expect_status ok
+	jq -j .stdout <<<"$json" | cmp - "$BATS_TEST_TMPDIR/tricky" || flunk "stdout differs from the file"
+}
+
+@test "--image DIR is the root filesystem, read-only" {
+	local img=$BATS_TEST_TMPDIR/image
+	mkdir -p "$img/bin" "$img/data"
+	cp "$PROBE" "$img/bin/probe"
+	echo image-marker >"$img/data/marker"
+	chmod -R a+rX "$img"
+	sbx --image "$img" -- /bin/probe read-file /data/marker
+	[[ $(j .status) == ok && $(out) == image-marker ]] || case_fail "read-file /data/marker: want ok/image-marker, got $(j .status): $(out)"
+	sbx --image "$img" -- /bin/probe ls /usr
+	[[ $(kv errno) == ENOENT ]] || case_fail "ls /usr: want ENOENT (no host /usr in the image), got $(j .status): $(out | head -3)"
+	sbx --image "$img" -- /bin/probe write-file /data/new 10
+	[[ $(j .status) == nonzero_exit && -n $(kv errno) ]] || case_fail "write-file /data/new: want a failure, got $(j .status): $(out)"
+	[[ ! -e $img/data/new ]] || case_fail "a file appeared in the image directory on the host"
+	sbx --image "$img" -- /bin/probe ids
+	[[ $(j .status) == ok && $(kv cwd) == /work ]] || case_fail "ids: want ok with cwd /work, got $(j .status): $(out)"
+	report_cases
+}
+
+@test "--backend native is accepted" {
+	probe --backend native -- exit 0
+	expect_status ok
+	assert_eq "$(j .backend)" native "backend"
+}
+
+# ---------------------------------------------------------------- network
+
+@test "TCP to a host listener on 127.0.0.1 is unreachable" {
+	start_tcp_listener
+	"$PROBE" connect 127.0.0.1 "$LISTEN_PORT" >/dev/null || flunk "the host listener is not reachable from the host"
+	probe -- connect 127.0.0.1 "$LISTEN_PORT"
+	expect_status nonzero_exit
+	[[ $(kv errno) =~ ^(ECONNREFUSED|ENETUNREACH)$ ]] || flunk "connect gave: $(out)"
+}
+
+@test "an abstract unix socket of a host listener is unreachable" {
+	local name=sandeval-test-$TAG
+	start_abstract_listener "$name"
+	"$PROBE" connect-unix-abstract "$name" >/dev/null || flunk "the host listener is not reachable from the host"
+	probe -- connect-unix-abstract "$name"
+	expect_status nonzero_exit
+	assert_eq "$(kv errno)" ECONNREFUSED "connect errno"
+}
+
+@test "the network has only a working loopback" {
+	probe -- read-file /proc/net/dev
+	expect_status ok
+	assert_eq "$(out | sed -n '3,$s/^ *\([^:]*\):.*/\1/p' | tr '\n' ' ')" "lo " "interfaces"
+	sbx -- /usr/bin/python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); c.sendall(b"ping")
+print(s.accept()[0].recv(4).decode())'
+	expect_status ok
+	assert_eq "$(out)" ping "loopback echo"
+}
+
+# ---------------------------------------------------------------- seccomp
+
+@test "mount is killed by seccomp: status seccomp_violation" {
+	probe -- syscall mount
+	expect_status seccomp_violation
+}
+
+@test "forbidden system calls are killed by seccomp or fail with EPERM" {
+	local sc
+	for sc in ptrace bpf unshare setns keyctl userfaultfd perf_event_open kexec_load init_module chroot; do
+		probe -- syscall "$sc"
+		[[ $(j .status) == seccomp_violation ||
+			($(j .status) == nonzero_exit && $(kv errno) == EPERM) ]] ||
+			case_fail "syscall $sc: $(j .status): $(out | tr '\n' ' ')"
+	done
+	report_cases
+}
+
+@test "io_uring_setup fails with EPERM" {
+	probe -- syscall io_uring_setup
+	expect_status nonzero_exit
+	assert_eq "$(kv errno)" EPERM "errno"
+}
+
+# ---------------------------------------------------------------- limits
+
+@test "an infinite CPU loop ends as cpu_limit" {
+	probe --cpu-time 0.5 --wall-time 5 -- cpuloop
+	expect_status cpu_limit
+	local cpu
+	cpu=$(j .cpu_ms)
+	((cpu >= 400 && cpu <= 2000)) || flunk "cpu_ms $cpu for a 0.5 s limit"
+	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms"
+	j '[.events[].phase] | index("limit") != null' | grep -qx true || flunk "no limit event"
+}
+
+@test "a CPU loop that blocks every signal still ends as cpu_limit" {
+	probe --cpu-time 0.5 --wall-time 5 -- sigblock-spin
+	expect_status cpu_limit
+}
+
+@test "sleeping past the wall time ends as wall_limit, promptly" {
+	probe --wall-time 1 -- sleep 30
+	expect_status wall_limit
+	local wall
+	wall=$(j .wall_ms)
+	((wall >= 950 && wall < 2500)) || flunk "wall_ms $wall for a 1 s limit"
+	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+	probe --wall-time 0.5 -- sleep 30
+	expect_status wall_limit
+}
+
+@test "a program that blocks signals is still stopped at the wall time" {
+	probe --cpu-time 30 --wall-time 1 -- sigblock-spin
+	expect_status wall_limit
+	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+}
+
+@test "the times are measured" {
+	probe -- sleep 0.5
+	expect_status ok
+	local wall cpu
+	wall=$(j .wall_ms) cpu=$(j .cpu_ms)
+	((wall >= 500 && wall < 2000)) || flunk "wall_ms $wall for a 0.5 s sleep"
+	((cpu >= 0 && cpu < 300)) || flunk "cpu_ms $cpu for a sleep"
+}
+
+@test "a memory hog ends as memory_limit" {
+	probe --memory 64M -- memhog 256
+	local mech
+	mech=$(j .limits.memory.mechanism)
+	[[ $(kv allocated_mb) != 256 ]] || flunk "allocated 256 MiB under a 64M limit"
+	if [[ $mech == cgroup-* ]]; then
+		expect_status memory_limit
+		local peak
+		peak=$(j .peak_memory_bytes)
+		((peak > 32 * 1048576 && peak <= 72 * 1048576)) || flunk "peak_memory_bytes $peak under a 64M limit"
+	else
+		# rlimit: the allocation fails inside the program instead of a kill
+		[[ $(j .status) == memory_limit || ($(j .status) == nonzero_exit && $(kv errno) == ENOMEM) ]] ||
+			flunk "rlimit memory: status $(j .status), $(out)"
+	fi
+}
+
+@test "memory below the limit is usable" {
+	probe --memory 128M -- memhog 32
+	expect_status ok
+	assert_eq "$(kv allocated_mb)" 32 "allocated MiB"
+	local peak
+	peak=$(j .peak_memory_bytes)
+	[[ $peak == null ]] || ((peak >= 32 * 1048576)) || flunk "peak_memory_bytes $peak after touching 32 MiB"
+}
+
+@test "a stdout flood ends as output_limit with stdout_truncated" {
+	probe --output 64K --wall-time 5 -- flood 0
+	expect_status output_limit
+	assert_eq "$(j .stdout_truncated)" true "stdout_truncated"
+	assert_eq "$(j .stderr_truncated)" false "stderr_truncated"
+	local n
+	n=$(jq -j .stdout <<<"$json" | wc -c)
+	((n > 0 && n <= 65536)) || flunk "kept $n bytes of stdout for --output 64K"
+	jq -j .stdout <<<"$json" | tr -d x | grep -q . && flunk "kept stdout is not the program's bytes"
+	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms: the flood was not stopped"
+}
+
+@test "a stderr flood ends as output_limit with stderr_truncated" {
+	probe --output 64K --wall-time 5 -- stderr-flood
+	expect_status output_limit
+	assert_eq "$(j .stderr_truncated)" true "stderr_truncated"
+	assert_eq "$(j .stdout_truncated)" false "stdout_truncated"
+	local n
+	n=$(jq -j .stderr <<<"$json" | wc -c)
+	((n > 0 && n <= 65536)) || flunk "kept $n bytes of stderr for --output 64K"
+}
+
+@test "output within --output is kept whole" {
+	probe --output 64K -- flood 60000
+	expect_status ok
+	assert_eq "$(jq -j .stdout <<<"$json" | wc -c)" 60000 "stdout bytes"
+	assert_eq "$(j .stdout_truncated)" false "stdout_truncated"
+	probe -- stderr-flood 1000
+	expect_status ok
+	assert_eq "$(jq -j .stderr <<<"$json" | wc -c)" 1000 "stderr bytes"
+}
+
+@test "stdout and stderr are drained together" {
+	# a program that fills stderr before it writes stdout must not block
+	sbx --file "$IN_PROBE=$PROBE" --wall-time 5 -- /bin/sh -c \
+		"$IN_PROBE stderr-flood 300000 && $IN_PROBE flood 300000"
+	expect_status ok
+	assert_eq "$(jq -j .stderr <<<"$json" | wc -c)" 300000 "stderr bytes"
+	assert_eq "$(jq -j .stdout <<<"$json" | wc -c)" 300000 "stdout bytes"
+}
+
+@test "output of exactly --output bytes is not past the limit" {
+	probe --output 64K -- flood 65536
+	expect_status ok
+	assert_eq "$(jq -j .stdout <<<"$json" | wc -c)" 65536 "stdout bytes"
+	assert_eq "$(j .stdout_truncated)" false "stdout_truncated"
+}
+
+@test "writing past --file-size ends as file_size_limit" {
+	probe --file-size 1M -- write-file /work/big $((4 * 1048576))
+	expect_status file_size_limit
+	probe --file-size 1M -- write-file /tmp/big $((4 * 1048576))
+	expect_status file_size_limit
+}
+
+@test "a file within --file-size is fine" {
+	probe --file-size 1M -- write-file /work/small 524288
+	expect_status ok
+	assert_eq "$(kv written)" 524288 "bytes written"
+}
+
+@test "--fds bounds open descriptors" {
+	probe --fds 16 -- open-fds
+	expect_status ok
+	assert_eq "$(kv opened)" 13 "descriptors opened beyond 0, 1, 2"
+	assert_eq "$(kv errno)" EMFILE "errno"
+}
+
+@test "--pids bounds threads" {
+	probe --pids 8 -- threads 50
+	expect_status nonzero_exit
+	local n
+	n=$(kv threads)
+	[[ $n =~ ^[0-9]+$ ]] && ((n < 8)) || flunk "started $n threads under --pids 8"
+	assert_eq "$(kv errno)" EAGAIN "errno"
+	probe --pids 16 -- threads 4
+	expect_status ok
+	assert_eq "$(kv threads)" 4 "threads under --pids 16"
+}
+
+@test "a fork bomb is contained and the host is fine" {
+	sleep 60 >/dev/null 2>&1 3>&- &
+	CANARY_PID=$!
+	probe --pids 16 --cpu-time 1 --wall-time 3 -- forkbomb "$TAG"
+	assert_json
+	[[ $(j .status) != sandbox_error ]] || flunk "sandbox_error"
+	[[ $(j .status) != ok ]] || flunk "a fork bomb ended ok"
+	((elapsed_ms < 5000)) || flunk "sandeval returned after ${elapsed_ms} ms for --wall-time 3"
+	[[ -z $(tagged_pids "$TAG") ]] || flunk "fork bomb processes left: $(tagged_pids "$TAG" | wc -l)"
+	kill -0 "$CANARY_PID" || flunk "a host process died"
+	/bin/true || flunk "the host cannot start a process"
+}
+
+@test "kill(-1) inside the sandbox reaches only the sandbox" {
+	sleep 60 >/dev/null 2>&1 3>&- &
+	CANARY_PID=$!
+	probe --pids 8 --wall-time 3 -- killall
+	expect_status_in ok nonzero_exit
+	[[ $(kv killall) =~ ^(ok|ESRCH)$ ]] || flunk "killall gave: $(out)"
+	kill -0 "$CANARY_PID" || flunk "kill(-1) in the sandbox killed a host process"
+}
+
+# ---------------------------------------------------------------- lifecycle and residue
+
+@test "--log appends one JSON line per event, with every phase" {
+	local log=$BATS_TEST_TMPDIR/events.jsonl
+	probe --log "$log" -- exit 0
+	expect_status ok
+	local id1 n1
+	id1=$(j .sandbox_id)
+	n1=$(wc -l <"$log")
+	((n1 >= 5)) || flunk "$n1 lines in the log"
+	jq -e -s 'all(.[]; type == "object" and has("phase") and has("t_ms"))' "$log" >/dev/null ||
+		flunk "a log line is not a JSON object with phase and t_ms: $(head -3 "$log")"
+	local p
+	for p in provision inject constrain execute destroy; do
+		jq -r .phase "$log" | grep -qx "$p" || flunk "phase $p not in the log"
+	done
+	cp "$log" "$BATS_TEST_TMPDIR/first"
+	probe --log "$log" --cpu-time 0.3 -- cpuloop
+	expect_status cpu_limit
+	(($(wc -l <"$log") > n1)) || flunk "the second run appended nothing"
+	head -n "$n1" "$log" | cmp - "$BATS_TEST_TMPDIR/first" || flunk "the second run rewrote the first run's lines"
+	tail -n +"$((n1 + 1))" "$log" | jq -r .phase | grep -qx limit || flunk "no limit event logged for cpu_limit"
+	if jq -e -s 'all(.[]; has("sandbox_id"))' "$log" >/dev/null; then
+		head -n "$n1" "$log" | jq -r .sandbox_id | sort -u | grep -qx "$id1" || flunk "log lines carry another sandbox_id"
+	fi
+}
+
+@test "runs leave no process, cgroup, mount or file behind" {
+	"$SANDEVAL" gc >/dev/null 2>&1 || true
+	snapshot_host
+	local ids=()
+	probe -- exit 0
+	expect_status ok
+	ids+=("$(j .sandbox_id)")
+	probe --cpu-time 0.3 -- cpuloop "$TAG"
+	expect_status cpu_limit
+	ids+=("$(j .sandbox_id)")
+	probe --memory 32M -- memhog 128 "$TAG"
+	ids+=("$(j .sandbox_id)")
+	probe --wall-time 0.5 -- daemon 1000 "$TAG"
+	ids+=("$(j .sandbox_id)")
+	probe --output 4K -- flood 0 "$TAG"
+	ids+=("$(j .sandbox_id)")
+	[[ -z $(tagged_pids "$TAG") ]] || flunk "processes left: $(tagged_pids "$TAG")"
+	assert_no_residue "${ids[@]}"
+}
+
+# kill_mid_run CLEANUP...: start a sandboxed sleep, kill -9 sandeval, run CLEANUP,
+# then check that nothing of that run is left.
+kill_mid_run() {
+	"$SANDEVAL" gc >/dev/null 2>&1 || true
+	snapshot_host
+	run_in_background --wall-time 60 --cpu-time 60 -- sleep 30 "$TAG"
+	local pid init_pid uid id
+	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
+	init_pid=$(status_field "$pid" PPid)
+	uid=$(status_field "$pid" Uid | awk '{print $1}')
+	# the run's id: sandeval holds its record open (<id>.lock in its state dir)
+	local fd target
+	for fd in "/proc/$SBX_PID/fd/"*; do
+		target=$(readlink "$fd") || continue
+		[[ $target =~ ([0-9a-f]{32})\.lock$ ]] && id=${BASH_REMATCH[1]}
+	done
+	[[ -n $id ]] || flunk "cannot find the run's record among sandeval's descriptors"
+	if grep -q "sandeval-$id" "/proc/$pid/cgroup"; then	# the check below sees the run's cgroups
+		sandeval_cgroups | grep -q "$id" || flunk "the run's cgroup $id is not under /sys/fs/cgroup"
+	fi
+	sleep 0.2
+	kill -9 "$SBX_PID"
+	wait "$SBX_PID" || true
+	SBX_PID=
+	"$@" || flunk "cleanup command '$*' failed"
+	wait_gone "$TAG" 2 || flunk "the sandboxed program (host pid $pid) survived '$*'"
+	! alive "$init_pid" || flunk "the sandbox's init (host pid $init_pid) survived '$*'"
+	if is_root; then
+		local left
+		left=$(pids_of_uid "$uid")
+		[[ -z $left ]] || flunk "processes of the sandbox host uid $uid left: $left"
+	fi
+	assert_no_residue "$id"
+}
+
+@test "kill -9 of sandeval mid-run, then sandeval gc, leaves nothing" {
+	kill_mid_run "$SANDEVAL" gc
+}
+
+@test "sandeval exec sweeps the leftovers of a killed run by itself" {
+	kill_mid_run sbx --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" exit 0
+}
+
+@test "sandeval gc with nothing to sweep succeeds" {
+	"$SANDEVAL" gc >/dev/null 2>&1 || true
+	run "$SANDEVAL" gc
+	[[ $status == 0 ]] || { echo "sandeval gc exited $status: $output" >&2; false; }
+}
+
+# ---------------------------------------------------------------- usage errors
+
+@test "usage errors exit 2 and name what is wrong" {
+	local line want args
+	while IFS='|' read -r want line; do
+		eval "args=($line)"
+		json=$("$SANDEVAL" "${args[@]}" 2>"$BATS_TEST_TMPDIR/err" </dev/null) && rc=0 || rc=$?
+		err=$(cat "$BATS_TEST_TMPDIR/err")
+		[[ $rc == 2 ]] || { case_fail "sandeval $line: exit $rc, want 2"; continue; }
+		[[ -n $err ]] || { case_fail "sandeval $line: no message on stderr"; continue; }
+		[[ -z $want || $err == *"$want"* ]] || case_fail "sandeval $line: message does not name '$want': $err"
+	done <<-'EOF'
+		|
+		frobnicate|frobnicate
+		program|exec
+		program|exec --
+		bogus|exec --bogus -- /bin/true
+		cpu-time|exec --cpu-time -- /bin/true
+		abc|exec --cpu-time abc -- /bin/true
+		-1|exec --cpu-time -1 -- /bin/true
+		12Q|exec --memory 12Q -- /bin/true
+		lots|exec --pids lots -- /bin/true
+		-5|exec --fds -5 -- /bin/true
+		nodest|exec --file nodest -- /bin/true
+		/nonexistent/src|exec --file /work/a=/nonexistent/src -- /bin/true
+		NOEQUALS|exec --env NOEQUALS -- /bin/true
+		/nonexistent/in|exec --stdin /nonexistent/in -- /bin/true
+		nosuch|exec --backend nosuch -- /bin/true
+		/nonexistent/dir|exec --image /nonexistent/dir -- /bin/true
+		../escape|exec --file ../escape=/etc/hostname -- /bin/true
+		/etc/x|exec --file /etc/x=/etc/hostname -- /bin/true
+		=x|exec --env =x -- /bin/true
+		/nonexistent/dir/log|exec --log /nonexistent/dir/log -- /bin/true
+	EOF
+	report_cases
+}
