@@ -14,8 +14,9 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 	-Werror=missing-prototypes -Werror=implicit-function-declaration
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
 CFLAGS ?= -O2 -g
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
-LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
+# jansson linked statically: one shared object less for ld.so to load per run
+LIBS = -Wl,-Bstatic -ljansson -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
 HARDEN := -fstack-protector-strong -fPIE -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -39,6 +40,16 @@ endif
 
 $(B)/libsandeval.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
+
+# The seccomp filter is compiled with libseccomp at build time, not per run.
+GEN_OBJ := $(B)/src/lib/sysfilter-build.o $(B)/src/lib/util.o $(B)/src/lib/error.o
+$(B)/gen-sysfilter: tools/gen-sysfilter.c $(GEN_OBJ)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIBS)
+$(B)/gen/sysfilter-bpf.h: $(B)/gen-sysfilter
+	@mkdir -p $(dir $@)
+	$< >$@.tmp && mv -f $@.tmp $@
+$(B)/src/lib/sysfilter.o: $(B)/gen/sysfilter-bpf.h
+$(B)/src/lib/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 
 $(B)/sandeval: $(CMD_OBJ) $(B)/libsandeval.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libsandeval.a $(LIBS)
@@ -87,4 +98,4 @@ clean:
 	rm -rf build build-asan sandeval tests/probe/probe
 
 .PHONY: all units deps check demo bench clean
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -13,11 +13,11 @@ fail=0
 # Count TAP lines ("ok N", "not ok N") of a finished step.
 tally() {
 	p=$(grep -c '^ok ' "$1" || true)
-	f=$(grep -c '^not ok ' "$1" || true)
+	f=$(grep '^not ok ' "$1" | grep -vc '# SKIP' || true)
 	pass=$((pass + p))
 	fail=$((fail + f))
 	printf '%-44s %4d passed, %d failed\n' "$2" "$p" "$f"
-	[ "$f" = 0 ] || grep -B2 -A12 '^not ok ' "$1" | head -80
+	[ "$f" = 0 ] || grep -B2 -A12 '^not ok ' "$1" | grep -v '# SKIP' | head -80
 }
 
 # A step that produces no TAP counts as one test of its own.

@@ -6,6 +6,7 @@
 
 struct cgroup_ops {
 	const char *name;
+	const char *self_file;	/* where a task writes "0" to move itself in */
 	int (*create)(struct cgroup *cg, const char *fsroot, const char *proc_cgroup,
 		      const char *name, struct sd_error *err);
 	int (*set_memory)(struct cgroup *cg, uint64_t bytes, struct sd_error *err);
@@ -35,6 +36,8 @@ int cgroup_write(const char *dir, const char *file, const char *text, struct sd_
 int cgroup_read_u64(const char *dir, const char *file, uint64_t *out);
 /* Value of KEY in a "key value" file (memory.events, cpu.stat, oom_control). */
 int cgroup_read_key(const char *dir, const char *file, const char *key, uint64_t *out);
+/* True when DIR/cgroup.procs lists no process (or cannot be read). */
+bool cgroup_dir_empty(const char *dir);
 /* SIGKILL every pid listed in DIR/cgroup.procs; returns how many were listed. */
 int cgroup_kill_procs(const char *dir);
 void cgroup_note_add(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -168,7 +168,7 @@ static int v2_kill(struct cgroup *cg, struct sd_error *err)
 {
 	const char *dir = cg->dir[0];
 
-	if (!dir)
+	if (!dir || cgroup_dir_empty(dir))
 		return 0;
 	if (cgroup_file_exists(dir, "cgroup.kill"))
 		return cgroup_write(dir, "cgroup.kill", "1", err);
@@ -189,6 +189,7 @@ static char **v2_parent_dirs(const char *fsroot, const char *proc_cgroup)
 }
 
 const struct cgroup_ops cgroup_v2_ops = {
+	.self_file = "cgroup.procs",
 	.name = "cgroup-v2",
 	.create = v2_create,
 	.set_memory = v2_set_memory,

@@ -93,6 +93,15 @@ int cgroup_read_key(const char *dir, const char *file, const char *key, uint64_t
 	return -1;
 }
 
+bool cgroup_dir_empty(const char *dir)
+{
+	cleanup_free char *p = xasprintf("%s/cgroup.procs", dir);
+	cleanup_close int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	char c;
+
+	return fd < 0 || read(fd, &c, 1) <= 0;
+}
+
 int cgroup_kill_procs(const char *dir)
 {
 	cleanup_free char *p = xasprintf("%s/cgroup.procs", dir);
@@ -202,6 +211,28 @@ int cgroup_set_pids(struct cgroup *cg, long max, struct sd_error *err)
 int cgroup_enter(struct cgroup *cg, pid_t pid, struct sd_error *err)
 {
 	return cg->ops->enter(cg, pid, err);
+}
+
+int cgroup_open_procs(struct cgroup *cg, int *fds, int max, struct sd_error *err)
+{
+	int n = 0;
+
+	for (const char *const *d = cg->list; *d; d++) {
+		cleanup_free char *p = xasprintf("%s/%s", *d, cg->ops->self_file);
+
+		if (n == max)
+			break;
+		fds[n] = p ? open(p, O_WRONLY | O_CLOEXEC) : -1;
+		if (fds[n] < 0) {
+			int e = errno;
+
+			while (n > 0)
+				close(fds[--n]);
+			return sd_error_errno(err, e, "cannot open '%s'", p ? p : *d);
+		}
+		n++;
+	}
+	return n;
 }
 
 int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st)

@@ -45,6 +45,11 @@ const char *const *cgroup_dirs(const struct cgroup *cg);
 int cgroup_set_memory(struct cgroup *cg, uint64_t bytes, struct sd_error *err);
 int cgroup_set_pids(struct cgroup *cg, long max, struct sd_error *err);
 int cgroup_enter(struct cgroup *cg, pid_t pid, struct sd_error *err);
+/* Open, for writing, the file of each directory through which a task moves
+ * itself in (v1: tasks, v2: cgroup.procs), at most MAX. A single-threaded
+ * child that writes "0" to them joins the cgroup; on v1 this skips the
+ * threadgroup lock (an RCU grace period, ~10 ms). Returns how many. */
+int cgroup_open_procs(struct cgroup *cg, int *fds, int max, struct sd_error *err);
 int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st);
 /* Kill every process in the cgroup (cgroup.kill on v2; freeze, kill, thaw on v1). */
 int cgroup_kill(struct cgroup *cg, struct sd_error *err);

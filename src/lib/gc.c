@@ -21,6 +21,7 @@
 int gc_state_dir(char *buf, size_t size, struct sd_error *err)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat sb;
 	int n;
 
 	if (geteuid() == 0)
@@ -33,6 +34,13 @@ int gc_state_dir(char *buf, size_t size, struct sd_error *err)
 		return sd_error_set(err, ENAMETOOLONG, "state directory name too long");
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return sd_error_errno(err, errno, "cannot create '%s'", buf);
+	/* Records name cgroups to kill: a directory someone else made (e.g. in
+	 * /tmp, before us) must not be trusted. */
+	if (lstat(buf, &sb) < 0)
+		return sd_error_errno(err, errno, "cannot stat '%s'", buf);
+	if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 077))
+		return sd_error_set(err, EPERM, "refusing state directory '%s': not a directory of uid %u with mode 0700",
+				    buf, (unsigned)geteuid());
 	return 0;
 }
 

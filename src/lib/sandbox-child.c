@@ -492,7 +492,8 @@ static _Noreturn void run_program(void)
 	abi = landlock_restrict(writable, devices, &err);
 	if (abi < 0)
 		die_err(&err);
-	if (sysfilter_load(&nsys, &err) < 0)
+	nsys = sysfilter_allowed(args->filter);
+	if (sysfilter_install(args->filter, &err) < 0)
 		die_err(&err);
 	msg(CHILD_MSG_EVENT, "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
 	    "seccomp allowlist of %d calls, Landlock %s, rlimits", nsys,
@@ -539,6 +540,12 @@ _Noreturn void child_main(struct child_args *a)
 	for (int i = 0; i < 8; i++)
 		if (a->parent_fds[i] >= 0)
 			close(a->parent_fds[i]);
+	/* Join the cgroup first, before anything is charged elsewhere. */
+	for (int i = 0; i < a->n_cgroup_fds; i++) {
+		if (write(a->cgroup_fds[i], "0", 1) != 1)
+			die("cannot join the sandbox cgroup");
+		close(a->cgroup_fds[i]);
+	}
 	/* The image is opened here: in our own mount namespace (a bind needs a
 	 * source mount of the caller's namespace), with the caller's credentials
 	 * (before the uid change), and before BASE may hide it. */

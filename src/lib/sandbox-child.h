@@ -4,7 +4,9 @@
 
 #include <stdbool.h>
 
+#include "cgroup.h"
 #include "sandbox.h"
+#include "sysfilter.h"
 
 /* Messages on the child's message pipe, one line each: a type byte, then text. */
 #define CHILD_MSG_EVENT 'I'	/* "phase\tdetail" */
@@ -25,6 +27,9 @@ struct child_args {
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
 	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */
+	int cgroup_fds[CG_NCTL];	/* cgroup.procs files to write "0" to */
+	int n_cgroup_fds;
+	const struct sysfilter *filter;	/* built by the supervisor */
 };
 
 /* Runs as pid 1 of the new namespaces; never returns. */

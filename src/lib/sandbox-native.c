@@ -447,8 +447,9 @@ static int supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 	close_fd(&out.fd);
 	close_fd(&errc.fd);
 	close_fd(&nt->in_w);
-	/* Reap init: by then the kernel has killed and reaped the whole namespace. */
-	kill_sandbox(ctx);
+	/* Reap init: by then the kernel has killed and reaped the whole namespace,
+	 * so destroy finds the cgroup empty and skips the freezer. */
+	kill(nt->init, SIGKILL);
 	while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
 		;
 	nt->init = -1;
@@ -484,7 +485,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
-	int ret = -1;
+	int cg_fds[CG_NCTL], n_cg = 0, ret = -1;
 	struct child_args a;
 	pid_t pid;
 	char one = 1;
@@ -508,6 +509,8 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 			goto out;
 		}
 	}
+	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
+		goto out;
 	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(msg_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
 	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0) {
 		sd_error_errno(err, errno, "pipe");
@@ -519,7 +522,9 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
 		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = -1,
 		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, -1 },
+		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt(),
 	};
+	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
 			     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
@@ -535,8 +540,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	close_fd(&in_p[0]);
 	close_fd(&out_p[1]);
 	close_fd(&err_p[1]);
-	if (set_id_maps(ctx, pid, err) < 0 || (ctx->cg && cgroup_enter(ctx->cg, pid, err) < 0) ||
-	    write_all(sync_p[1], &one, 1) < 0) {
+	if (set_id_maps(ctx, pid, err) < 0 || write_all(sync_p[1], &one, 1) < 0) {
 		sd_error_wrap(err, "cannot set up the sandbox");
 		goto out;
 	}
@@ -554,6 +558,8 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		goto out;
 	ret = supervise(ctx, err);
 out:
+	for (int i = 0; i < n_cg; i++)
+		close(cg_fds[i]);
 	for (size_t i = 0; i < cfg->n_files; i++)
 		close_fd(&file_fds[i]);
 	for (int i = 0; i < 2; i++) {

@@ -221,6 +221,7 @@ int random_hex(char *hex, size_t n, struct sd_error *err)
 		}
 		got += (size_t)r;
 	}
+	hex[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
 	return 0;
