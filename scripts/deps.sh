@@ -3,7 +3,7 @@
 set -eu
 
 pkgs="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcmocka-dev
-      bats jq python3 util-linux bubblewrap hyperfine"
+      bats jq python3 util-linux time bubblewrap hyperfine"
 
 missing=""
 for p in $pkgs; do

@@ -625,6 +625,22 @@ print(s.accept()[0].recv(4).decode())'
 	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms: the flood was not stopped"
 }
 
+@test "sandeval's own memory stays bounded under a 512 MiB flood" {
+	command -v /usr/bin/time >/dev/null || skip "GNU time (Debian package 'time') is not installed"
+	local rss
+	for opt in 1M 4M; do
+		rc=0
+		/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss" "$SANDEVAL" exec --output "$opt" --wall-time 20 \
+			--file "$IN_PROBE=$PROBE" -- "$IN_PROBE" flood 536870912 >"$BATS_TEST_TMPDIR/out.json" || rc=$?
+		json=$(cat "$BATS_TEST_TMPDIR/out.json")
+		expect_status output_limit
+		rss=$(tail -1 "$BATS_TEST_TMPDIR/rss")
+		# 4M of kept output is copied a few times on the way to JSON text;
+		# 64 MiB is far above that and far below the flood.
+		((rss < 65536)) || flunk "sandeval peaked at ${rss} KiB with --output $opt under a 512 MiB flood"
+	done
+}
+
 @test "a stderr flood ends as output_limit with stderr_truncated" {
 	probe --output 64K --wall-time 5 -- stderr-flood
 	expect_status output_limit
