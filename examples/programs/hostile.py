@@ -12,7 +12,13 @@ attempt("read /root", lambda: os.listdir("/root"))
 attempt("read host /home", lambda: os.listdir("/home"))
 attempt("write /usr/bin/x", lambda: open("/usr/bin/x", "w"))
 attempt("write /proc/sys/kernel/core_pattern", lambda: open("/proc/sys/kernel/core_pattern", "w"))
-attempt("connect to 169.254.169.254:80", lambda: socket.create_connection(("169.254.169.254", 80), timeout=1))
+def metadata_service():
+    # Only with nothing but loopback in sight: a broken sandbox sends no packet.
+    if open("/proc/net/dev").read().count(":") != 1:
+        raise SystemExit("network namespace missing: SUCCEEDED in seeing the host's interfaces")
+    socket.create_connection(("169.254.169.254", 80), timeout=1)
+
+attempt("connect to 169.254.169.254:80", metadata_service)
 attempt("kill every process", lambda: os.kill(-1, 9))
 def delete_own_file():
     os.unlink("/work/hostile.py")

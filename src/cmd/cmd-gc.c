@@ -13,14 +13,14 @@ static const char gc_usage[] =
 	"supervisor was killed), remove those cgroups and the runs' records. Runs that\n"
 	"are still alive are left alone. Every 'sandeval exec' does this first.\n";
 
-static int sweep(bool quiet)
+static int sweep(bool quiet, bool full)
 {
 	struct sd_error err = { 0 };
 	struct gc_stats st;
 	char dir[4096];
 
 	if (gc_state_dir(dir, sizeof(dir), &err) < 0 ||
-	    gc_sweep(dir, "/sys/fs/cgroup", &st, &err) < 0) {
+	    gc_sweep(dir, full ? "/sys/fs/cgroup" : NULL, &st, &err) < 0) {
 		cmd_error("gc: %s", err.msg);
 		return -1;
 	}
@@ -31,7 +31,7 @@ static int sweep(bool quiet)
 
 int cmd_auto_gc(void)
 {
-	return sweep(true);
+	return sweep(true, false);
 }
 
 int cmd_gc(int argc, char **argv)
@@ -50,5 +50,5 @@ int cmd_gc(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	return sweep(quiet) < 0 ? EXIT_USAGE : 0;
+	return sweep(quiet, true) < 0 ? EXIT_USAGE : 0;
 }

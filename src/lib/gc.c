@@ -98,16 +98,18 @@ static bool run_alive(const char *state_dir, const char *id)
 	return false;
 }
 
-static void sweep_dir(const char *dir, struct gc_stats *st)
+static int sweep_dir(const char *dir, struct gc_stats *st)
 {
 	struct stat sb;
 
 	if (stat(dir, &sb) < 0)
-		return;
-	if (cgroup_sweep_dir(dir, NULL) == 0)
+		return 0;
+	if (cgroup_sweep_dir(dir, NULL) == 0) {
 		st->cgroups++;
-	else
-		st->failed++;
+		return 0;
+	}
+	st->failed++;
+	return -1;
 }
 
 /* A record whose run died: remove the cgroups it lists, then the record. */
@@ -116,12 +118,15 @@ static void sweep_record(const char *path, struct gc_stats *st)
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	cleanup_free char *text = NULL;
 	char *save = NULL;
+	int failed = 0;
 
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return;
 	if (read_file(path, 1 << 16, &text, NULL, NULL) == 0)
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			sweep_dir(l, st);
+			failed |= sweep_dir(l, st);
+	if (failed)
+		return;		/* keep the record: the next sweep tries again */
 	unlink(path);
 	st->runs++;
 }
@@ -155,7 +160,9 @@ int gc_sweep(const char *state_dir, const char *cgroup_root, struct gc_stats *st
 	}
 	closedir(d);
 
-	/* Cgroups whose record is gone (killed between the two steps of cleanup). */
+	/* Cgroups no record names (records removed by hand, another state dir). */
+	if (!cgroup_root)
+		return 0;
 	parents = cgroup_parent_dirs(cgroup_root, "/proc/self/cgroup");
 	for (char **pp = parents; pp && *pp; pp++) {
 		DIR *cd = opendir(*pp);

@@ -25,7 +25,10 @@ struct gc_stats {
 };
 
 /* Sweep what dead runs left: their cgroups (killing any process still in
- * them) and their records. Runs still alive are not touched. */
+ * them) and their records. Runs still alive are not touched. With a
+ * CGROUP_ROOT, also remove sandeval-* cgroups of ours that no record names;
+ * NULL skips that scan (it reads whole cgroup directories: done by
+ * `sandeval gc`, not before every run). */
 int gc_sweep(const char *state_dir, const char *cgroup_root, struct gc_stats *st, struct sd_error *err);
 
 #endif

@@ -507,6 +507,22 @@ teardown() {
 	assert_eq "$(kv errno)" ECONNREFUSED "connect errno"
 }
 
+@test "169.254.169.254 and the host's own addresses are unreachable" {
+	# Guarded: connect is attempted only once the sandbox shows nothing but
+	# lo and an empty routing table, so a broken sandbox sends no packet out.
+	local addr
+	for addr in 169.254.169.254 $(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | head -2); do
+		sbx --file "$IN_PROBE=$PROBE" -- /bin/sh -c '
+			ifs=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | tr "\n" " ")
+			routes=$(tail -n +2 /proc/net/route | wc -l)
+			[ "$ifs" = "lo " ] && [ "$routes" = 0 ] || { echo "guard: interfaces=$ifs routes=$routes"; exit 99; }
+			exec '"$IN_PROBE"' connect "$1" 80' sh "$addr"
+		[[ $(j .exit_code) != 99 ]] || flunk "the sandbox sees more than loopback: $(out)"
+		expect_status nonzero_exit
+		assert_eq "$(kv errno)" ENETUNREACH "connect to $addr"
+	done
+}
+
 @test "the network has only a working loopback" {
 	probe -- read-file /proc/net/dev
 	expect_status ok
