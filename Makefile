@@ -24,7 +24,7 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) $(CFLAGS) -Isrc/lib -MMD -MP \
-	-DSANDEVAL_VERSION='"$(VERSION)"' $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/*.c))
 CMD_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/cmd/*.c))
@@ -37,6 +37,14 @@ ifeq ($(B),build)
 sandeval: $(B)/sandeval
 	cp $< $@.tmp && mv -f $@.tmp $@
 endif
+
+# The version stamp changes only when `git describe` does, and then main.o rebuilds.
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define SANDEVAL_VERSION "$(VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(B)/src/cmd/main.o: $(B)/gen/version.h
+$(B)/src/cmd/main.o: ALL_CFLAGS += -I$(B)/gen
 
 $(B)/libsandeval.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -97,5 +105,5 @@ bench: deps
 clean:
 	rm -rf build build-asan sandeval tests/probe/probe
 
-.PHONY: all units deps check demo bench clean
+.PHONY: all units deps check demo bench clean FORCE
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -6,10 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
-
-#ifndef SANDEVAL_VERSION
-#define SANDEVAL_VERSION "dev"
-#endif
+#include "version.h"	/* generated: SANDEVAL_VERSION, from git describe */
 
 static const struct {
 	const char *name;
