@@ -1,17 +1,19 @@
 #!/bin/sh
-# bench/exec.sh - per-run wall time of `sandeval exec` next to plain exec and bubblewrap
+# bench/exec.sh - per-run wall time of `sandeval exec` (native and gVisor) next to plain exec and bubblewrap
 #
 #   sh bench/exec.sh [SANDEVAL]          (make bench)
 #
 # SANDEVAL defaults to ./sandeval. Environment:
 #   BWRAP=/usr/bin/bwrap    the peer; BWRAP=none leaves it out
+#   GVISOR=auto             also time `sandeval exec --backend gvisor` when runsc is
+#                           installed; GVISOR=none leaves it out
 #   PYTHON=/usr/bin/python3 the interpreter of the second program
 #   RUNS_TRUE=100 RUNS_PYTHON=50 RUNS_IDLE=30 WARMUP=5
 #                           timed runs per command; RUNS_IDLE=0 skips the third group
 #   IDLE_SLEEP=0.3          seconds of idle time before each run of the third group
 #   BENCH_OUT=bench/results where hyperfine's JSON and markdown go
 #
-# Three hyperfine runs, each timing plain exec, bwrap and sandeval side by side:
+# Three hyperfine runs, each timing plain exec, bwrap, sandeval and sandeval --backend gvisor side by side:
 #   true    /bin/true, back to back
 #   python  $PYTHON -c pass, back to back
 #   idle    /bin/true with IDLE_SLEEP of idle time before every run (untimed,
@@ -26,6 +28,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 SANDEVAL=${1:-./sandeval}
 BWRAP=${BWRAP:-/usr/bin/bwrap}
+GVISOR=${GVISOR:-auto}
 PYTHON=${PYTHON:-/usr/bin/python3}
 RUNS_TRUE=${RUNS_TRUE:-100}
 RUNS_PYTHON=${RUNS_PYTHON:-50}
@@ -87,6 +90,10 @@ bwrap_cmd() {
 
 BW=""
 [ "$BWRAP" = none ] || BW=$(bwrap_cmd)
+GV=""
+if [ "$GVISOR" != none ] && command -v runsc >/dev/null 2>&1; then
+	GV="$SANDEVAL exec --backend gvisor --"
+fi
 
 # --- smoke runs: a failure here is clearer than hyperfine's ---
 if ! out=$("$SANDEVAL" exec -- /bin/true 2>&1) || ! printf '%s' "$out" | jq -e '.status == "ok"' >/dev/null 2>&1; then
@@ -96,6 +103,10 @@ fi
 if [ -n "$BW" ]; then
 	# shellcheck disable=SC2086
 	$BW /bin/true || die "bwrap cannot run here: $BW /bin/true"
+fi
+if [ -n "$GV" ] && ! out=$($GV /bin/true 2>&1); then
+	printf '%s\n' "$out" >&2
+	die "'$GV /bin/true' did not run cleanly (GVISOR=none leaves gVisor out)"
 fi
 
 mkdir -p "$OUT"
@@ -107,6 +118,7 @@ mkdir -p "$OUT"
 	echo "sandeval:  $("$SANDEVAL" --version 2>/dev/null | sed 's/^sandeval //' || echo '?')"
 	echo "hyperfine: $(hyperfine --version)"
 	[ -z "$BW" ] || echo "bwrap:     $("$BWRAP" --version)"
+	[ -z "$GV" ] || echo "runsc:     $(runsc --version | head -1), platform $($GV /bin/true | jq -r .isolation.platform)"
 	echo "python:    $("$PYTHON" --version 2>&1)"
 	echo "load:      $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
 } | tee "$OUT/machine.txt"
@@ -123,12 +135,14 @@ group() {
 	echo "   plain:    $prog"
 	[ -z "$BW" ] || echo "   bwrap:    $BW $prog"
 	echo "   sandeval: $SANDEVAL exec -- $prog"
+	[ -z "$GV" ] || echo "   gvisor:   $GV $prog"
 	set -- -N --warmup "$WARMUP" --runs "$runs" --style basic \
 		--export-json "$OUT/$name.json" --export-markdown "$OUT/$name.md"
 	[ -z "$prep" ] || set -- "$@" --prepare "$prep"
 	set -- "$@" -n plain "$prog"
 	[ -z "$BW" ] || set -- "$@" -n bwrap "$BW $prog"
 	set -- "$@" -n sandeval "$SANDEVAL exec -- $prog"
+	[ -z "$GV" ] || set -- "$@" -n gvisor "$GV $prog"
 	hyperfine "$@" >"$OUT/$name.log" 2>&1 || { cat "$OUT/$name.log" >&2; die "hyperfine failed ($name)"; }
 	echo
 	cat "$OUT/$name.md"
@@ -153,20 +167,25 @@ summary() {
 		| ovh("sandeval") as $s
 		| ([.results[] | select(.command == "bwrap")] | length > 0) as $hasb
 		| (if $hasb then ovh("bwrap") else null end) as $b
+		| ([.results[] | select(.command == "gvisor")] | length > 0) as $hasg
+		| (if $hasg then ovh("gvisor") else null end) as $g
 		| "| \($group) | \($plain) | "
 		  + (if $hasb then "\($b.d | ms) ± \($b.se | ms) | " else "- | " end)
 		  + "\($s.d | ms) ± \($s.se | ms) | "
+		  + (if $hasg then "\($g.d | ms) ± \($g.se | ms) | " else "- | " end)
 		  + (if $hasb then "\($s.d / $b.d * 100 | round / 100) | \($s.md / $b.md * 100 | round / 100) |" else "- | - |" end)
+		  + (if $hasg then " \($g.d / $s.d * 10 | round / 10) |" else " - |" end)
 	' "$OUT/$1.json"
 }
 {
-	echo "| group | plain mean [ms] | bwrap overhead [ms] | sandeval overhead [ms] | sandeval/bwrap (means) | sandeval/bwrap (medians) |"
-	echo "|:---|---:|---:|---:|---:|---:|"
+	echo "| group | plain mean [ms] | bwrap overhead [ms] | sandeval overhead [ms] | gvisor overhead [ms] | sandeval/bwrap (means) | sandeval/bwrap (medians) | gvisor/sandeval (means) |"
+	echo "|:---|---:|---:|---:|---:|---:|---:|---:|"
 	summary true
 	summary python
 	[ "$RUNS_IDLE" -eq 0 ] || summary idle
 	echo
 	echo "overhead = mean(x) - mean(plain), ± standard error; ratio < 1: sandeval adds less than bwrap."
+	echo "gvisor = sandeval exec --backend gvisor (runsc: a user-space kernel; its start dominates)."
 	echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/summary.md"
 echo

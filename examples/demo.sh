@@ -1,30 +1,40 @@
 #!/bin/sh
-# demo.sh - run the bundled example programs in sandboxes and show what happened to each
+# demo.sh - the main job on the bundled example suite: score two sample sets, then show the sandbox alone
 set -eu
 cd "$(dirname "$0")/.."
 S=${SANDEVAL:-./sandeval}
-P=examples/programs
+db=$(mktemp -d /tmp/sandeval-demo.XXXXXX)
+trap 'rm -rf "$db"' EXIT
 fails=0
 
-run() {
-	expect=$1
-	label=$2
-	shift 2
-	out=$("$S" exec "$@") || true
-	status=$(printf '%s' "$out" | jq -r .status)
-	line=$(printf '%s' "$out" | jq -r '"\(.wall_ms) ms wall, \(.cpu_ms) ms cpu, \((.peak_memory_bytes // 0) / 1048576 | floor) MiB peak"')
-	mark=ok
-	[ "$status" = "$expect" ] || { mark="UNEXPECTED (wanted $expect)"; fails=$((fails + 1)); }
-	if printf "%s" "$out" | jq -r .stdout | grep -q SUCCEEDED; then mark="ESCAPED"; fails=$((fails + 1)); fi
-	printf '%-34s %-14s %-40s %s\n' "$label" "$status" "$line" "$mark"
-	printf '%s' "$out" | jq -r '.stdout' | sed -n '1,10p' | sed 's/^/    | /'
+expect() {	# expect FILE SAMPLE_ID true|false: the whole-problem verdict must be as stated
+	got=$(jq -r --arg id "$2" 'select(.sample_id == $id) | .passed' "$1")
+	if [ "$got" = "$3" ]; then
+		printf '  ok   %-24s passed=%s\n' "$2" "$got"
+	else
+		printf '  FAIL %-24s passed=%s, expected %s\n' "$2" "$got" "$3"
+		fails=$((fails + 1))
+	fi
 }
 
-printf '%-34s %-14s %-40s\n' "program" "status" "cost"
-run ok "fizzbuzz.py (correct)" --file fizzbuzz.py=$P/fizzbuzz.py --stdin $P/fizzbuzz.in -- python3 fizzbuzz.py
-run ok "hostile.py (every attempt fails)" --file hostile.py=$P/hostile.py -- python3 hostile.py
-run cpu_limit "loop.py (infinite loop)" --cpu-time 1 --file loop.py=$P/loop.py -- python3 loop.py
-run memory_limit "hog.py (memory bomb)" --memory 128M --file hog.py=$P/hog.py -- python3 hog.py
-run ok "primes.c (gcc in the sandbox)" --cpu-time 10 --wall-time 20 --file primes.c=$P/primes.c -- \
-	sh -c 'gcc -O2 -o /tmp/primes primes.c && /tmp/primes'
-[ "$fails" = 0 ] && echo "demo: every program ended as expected" || { echo "demo: $fails unexpected result(s)"; exit 1; }
+for set in good buggy; do
+	echo "== sandeval run --tasks examples/tasks --samples examples/samples/$set.jsonl"
+	"$S" run --tasks examples/tasks --samples "examples/samples/$set.jsonl" --db "$db/demo.db" \
+		--out "$db/$set.jsonl" --k 1 --seed 1
+	echo
+done
+echo "== what the seed asks of the verdicts"
+expect "$db/good.jsonl" fib-memoized true
+expect "$db/buggy.jsonl" sum-to-off-by-one false
+expect "$db/buggy.jsonl" gcd-missing-semicolon false
+for id in sum-to-loop palindrome-slice gcd-euclid reverse-words-filter; do
+	expect "$db/good.jsonl" "$id" true
+done
+echo
+echo "== the failing tests, as an agent would read them"
+jq -r 'select(.passed | not) | "\(.sample_id): " + ([.tests[] | select(.status != "passed") |
+	"\(.name) \(.status): \((.detail // "") | split("\n")[0] | .[0:100])"] | .[0:2] | join("; "))' "$db/buggy.jsonl"
+echo
+echo "== the sandbox on its own: sandeval exec"
+sh examples/exec-demo.sh || fails=$((fails + 1))
+[ "$fails" = 0 ] && echo "demo: every verdict as expected" || { echo "demo: $fails unexpected verdict(s)"; exit 1; }

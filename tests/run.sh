@@ -65,16 +65,29 @@ if [ "$(id -u)" = 0 ]; then
 	# A copy the unprivileged user can surely read, wherever the clone lives.
 	mkdir -p "$log/tree/tests/probe"
 	cp -r tests/cli "$log/tree/tests/"
+	cp -r examples "$log/tree/"
+	cp -r runners "$log/tree/"
 	cp sandeval "$log/tree/"
 	cp tests/probe/probe "$log/tree/tests/probe/"
 	chmod -R a+rX "$log/tree"
+	data=${SANDEVAL_DATA:-../shared/data}
+	[ -d "$data" ] && data=$(cd "$data" && pwd)
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
 		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
+		SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="$data" SANDEVAL_HEAVY=0 \
 		bats --tap "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
 	tally "$log/cli-user.tap" "cli as uid 65534"
 else
 	echo "(already unprivileged: the run above covered it)"
+fi
+
+echo "== CLI tests (root, --backend gvisor)"
+if [ "$(id -u)" = 0 ] && command -v runsc >/dev/null 2>&1; then
+	SANDEVAL_BACKEND=gvisor bats --tap tests/cli >"$log/cli-gvisor.tap" 2>&1
+	tally "$log/cli-gvisor.tap" "cli as root, gvisor"
+else
+	echo "(skipped: needs root and runsc)"
 fi
 
 echo "== fuzz smoke runs"
@@ -84,7 +97,7 @@ echo "== sanitizer build (SANITIZE=address,undefined)"
 if make -s B=build-asan SANITIZE=address,undefined build-asan/sandeval units >"$log/asan-build.out" 2>&1; then
 	unit build-asan "asan unit"
 	fuzz build-asan
-	SANDEVAL=$PWD/build-asan/sandeval bats --tap tests/cli >"$log/cli-asan.tap" 2>&1
+	SANDEVAL=$PWD/build-asan/sandeval SANDEVAL_HEAVY=0 bats --tap tests/cli >"$log/cli-asan.tap" 2>&1
 	tally "$log/cli-asan.tap" "asan cli as root"
 else
 	fail=$((fail + 1))

@@ -27,8 +27,10 @@ static const char exec_usage[] =
 	"  --file-size SIZE      largest file the program may write (default 16M)\n"
 	"  --tmpfs SIZE          size of the writable /work and /tmp (default 64M)\n"
 	"  --output SIZE         bytes kept of stdout and of stderr each (default 1M); past it the program is stopped\n"
-	"  --image host|DIR      root filesystem (default host)\n"
-	"  --backend native      the isolation mechanism\n"
+	"  --image REF           root filesystem: host (default), a directory, or an image NAME[@sha256:HEX]\n"
+	"                        (see 'sandeval image'); a pinned digest that does not match refuses to run\n"
+	"  --backend NAME        the isolation mechanism: native (default), gvisor (runsc), firecracker (needs KVM)\n"
+	"  --platform NAME       gvisor only: ptrace or kvm (default: the best that works here)\n"
 	"  --log FILE            append lifecycle events as JSON lines\n"
 	"\n"
 	"Exit status: 0 when the program's status is \"ok\", 1 for any other outcome of\n"
@@ -36,7 +38,7 @@ static const char exec_usage[] =
 
 enum {
 	OPT_FILE = 256, OPT_STDIN, OPT_ENV, OPT_CPU, OPT_WALL, OPT_MEM, OPT_PIDS, OPT_FDS,
-	OPT_FSIZE, OPT_TMPFS, OPT_OUTPUT, OPT_IMAGE, OPT_BACKEND, OPT_LOG, OPT_HELP,
+	OPT_FSIZE, OPT_TMPFS, OPT_OUTPUT, OPT_IMAGE, OPT_BACKEND, OPT_LOG, OPT_HELP, OPT_PLATFORM,
 };
 
 static const struct option options[] = {
@@ -53,6 +55,7 @@ static const struct option options[] = {
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "platform", required_argument, NULL, OPT_PLATFORM },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -109,7 +112,7 @@ int cmd_exec(int argc, char **argv)
 			if (!eq || eq == optarg || !eq[1])
 				return usage_error("--file '%s' is not DEST=SRC", v);
 			*eq = '\0';
-			files[cfg.n_files++] = (struct sandbox_file){ optarg, eq + 1 };
+			files[cfg.n_files++] = (struct sandbox_file){ .dest = optarg, .src = eq + 1 };
 			break;
 		}
 		case OPT_STDIN:
@@ -147,6 +150,9 @@ int cmd_exec(int argc, char **argv)
 			break;
 		case OPT_BACKEND:
 			cfg.backend = v;
+			break;
+		case OPT_PLATFORM:
+			cfg.platform = v;
 			break;
 		case OPT_LOG:
 			cfg.log_path = v;

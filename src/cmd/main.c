@@ -14,7 +14,9 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "exec", cmd_exec, "run one program in a fresh sandbox and print the result as JSON" },
+	{ "run", cmd_run, "score samples by running their tasks' tests, record and report" },
 	{ "gc", cmd_gc, "remove what killed sandeval runs left behind" },
+	{ "image", cmd_image, "build, list, remove and digest root filesystems (images)" },
 };
 
 void cmd_error(const char *fmt, ...)

@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "sandbox-gvisor.h"
 #include "util.h"
 
 #define CGROUP_PREFIX "sandeval-"
+#define RUNSC_TAG "runsc\t"
 
 int gc_state_dir(char *buf, size_t size, struct sd_error *err)
 {
@@ -76,6 +78,44 @@ int gc_lock_note(int fd, const char *dir, struct sd_error *err)
 	return 0;
 }
 
+int gc_lock_note_runsc(int fd, const char *dir, const char *runsc, const char *container, struct sd_error *err)
+{
+	cleanup_free char *line = xasprintf(RUNSC_TAG "%s\t%s\t%s\n", dir, runsc, container);
+
+	if (strpbrk(dir, "\t\n") || strpbrk(runsc, "\t\n") || strpbrk(container, "\t\n/"))
+		return sd_error_set(err, EINVAL, "cannot record '%s': tab or newline in a name", dir);
+	if (!line || write_all(fd, line, strlen(line)) < 0)
+		return sd_error_errno(err, errno, "cannot record '%s'", dir);
+	return 0;
+}
+
+/* "runsc\tDIR\tRUNSC\tCONTAINER": only DIR = STATE_DIR/<32 hex>.gvisor is removed. */
+static int sweep_runsc(const char *state_dir, char *line, struct gc_stats *st)
+{
+	char *dir = line + strlen(RUNSC_TAG), *runsc, *container, *base;
+	size_t n = strlen(state_dir);
+	struct sd_error e;
+
+	runsc = strchr(dir, '\t');
+	if (!runsc)
+		return 0;
+	*runsc++ = '\0';
+	container = strchr(runsc, '\t');
+	if (!container)
+		return 0;
+	*container++ = '\0';
+	base = dir + n + 1;
+	if (strncmp(dir, state_dir, n) != 0 || dir[n] != '/' || strlen(base) != 32 + 7 ||
+	    strspn(base, "0123456789abcdef") != 32 || strcmp(base + 32, ".gvisor") != 0 || runsc[0] != '/')
+		return 0;	/* not something a run of ours made: leave it */
+	if (gvisor_remove_run(dir, runsc, container, false, &e) < 0) {
+		st->failed++;
+		return -1;
+	}
+	st->dirs++;
+	return 0;
+}
+
 void gc_lock_drop(int fd, char *path)
 {
 	if (path)
@@ -113,7 +153,7 @@ static int sweep_dir(const char *dir, struct gc_stats *st)
 }
 
 /* A record whose run died: remove the cgroups it lists, then the record. */
-static void sweep_record(const char *path, struct gc_stats *st)
+static void sweep_record(const char *state_dir, const char *path, struct gc_stats *st)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	cleanup_free char *text = NULL;
@@ -124,7 +164,8 @@ static void sweep_record(const char *path, struct gc_stats *st)
 		return;
 	if (read_file(path, 1 << 16, &text, NULL, NULL) == 0)
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			failed |= sweep_dir(l, st);
+			failed |= strncmp(l, RUNSC_TAG, strlen(RUNSC_TAG)) == 0 ? sweep_runsc(state_dir, l, st) :
+				   sweep_dir(l, st);
 	if (failed)
 		return;		/* keep the record: the next sweep tries again */
 	unlink(path);
@@ -148,7 +189,7 @@ int gc_sweep(const char *state_dir, const char *cgroup_root, struct gc_stats *st
 		if (!p)
 			continue;
 		if (len > 5 && strcmp(e->d_name + len - 5, ".lock") == 0) {
-			sweep_record(p, st);
+			sweep_record(state_dir, p, st);
 		} else if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0 &&
 			   stat(p, &sb) == 0 && sb.st_mtime < time(NULL) - 60) {
 			/* A run killed between creating and publishing its record. */

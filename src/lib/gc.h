@@ -15,6 +15,9 @@ int gc_state_dir(char *buf, size_t size, struct sd_error *err);
 int gc_lock_take(const char *state_dir, const char *id, char **path, struct sd_error *err);
 /* Note a directory to remove should the run die (appends to the lock file). */
 int gc_lock_note(int fd, const char *dir, struct sd_error *err);
+/* Note a gVisor run's directory (bundle, runsc state), with the runsc binary
+ * and container id that `runsc delete --force` needs should the run die. */
+int gc_lock_note_runsc(int fd, const char *dir, const char *runsc, const char *container, struct sd_error *err);
 /* Drop the record of a run that cleaned up after itself. */
 void gc_lock_drop(int fd, char *path);
 
@@ -22,6 +25,7 @@ struct gc_stats {
 	int runs;	/* dead runs swept */
 	int cgroups;	/* cgroup directories removed */
 	int failed;	/* what could not be removed */
+	int dirs;	/* gVisor run directories removed */
 };
 
 /* Sweep what dead runs left: their cgroups (killing any process still in

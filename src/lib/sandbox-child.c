@@ -485,7 +485,9 @@ static _Noreturn void run_program(void)
 		cpu_soft += 1;
 	set_rlimit(RLIMIT_CPU, (rlim_t)cpu_soft, (rlim_t)cpu_soft + 1, "RLIMIT_CPU");
 	if (args->rlimit_memory)
-		set_rlimit(RLIMIT_AS, (rlim_t)cfg->memory, (rlim_t)cfg->memory, "RLIMIT_AS");
+		/* DATA, not AS: it counts what is written (heap, private mappings)
+		 * but not address space merely reserved, which V8 (node) needs. */
+		set_rlimit(RLIMIT_DATA, (rlim_t)cfg->memory, (rlim_t)cfg->memory, "RLIMIT_DATA");
 	if (args->rlimit_pids)
 		set_rlimit(RLIMIT_NPROC, (rlim_t)cfg->pids, (rlim_t)cfg->pids, "RLIMIT_NPROC");
 	drop_privileges();

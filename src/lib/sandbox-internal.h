@@ -27,6 +27,8 @@ struct sandbox_ctx {
 
 struct sandbox_backend {
 	const char *name;
+	/* Usage errors particular to the backend (NULL: none); nothing is run. */
+	int (*check)(const struct sandbox_config *cfg, struct sd_error *err);
 	/* Everything outside the sandbox: cgroups, mappings, state. */
 	int (*provision)(struct sandbox_ctx *ctx, struct sd_error *err);
 	/* Inject, constrain, execute and supervise to the end; fills ctx->res. */
@@ -36,6 +38,8 @@ struct sandbox_backend {
 };
 
 extern const struct sandbox_backend sandbox_native_backend;
+extern const struct sandbox_backend sandbox_gvisor_backend;
+extern const struct sandbox_backend sandbox_firecracker_backend;
 
 /* Record a lifecycle event (and append it to --log). */
 void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, ...)

@@ -35,13 +35,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "gc.h"
 #include "sandbox-child.h"
+#include "sandbox-supervise.h"
 #include "util.h"
 
 /* Host uids for sandboxes started by root: a range no account uses, one
@@ -50,7 +53,6 @@
 #define HOST_UID_SPAN (1u << 24)
 
 #define SETUP_TIMEOUT_MS 10000
-#define DRAIN_TIMEOUT_MS 2000
 
 struct native {
 	pid_t init;
@@ -58,20 +60,6 @@ struct native {
 	int in_src;		/* --stdin file, streamed into in_w */
 	bool cg_memory, cg_pids, cg_cpu;
 };
-
-struct capture {
-	int fd;
-	char *buf;
-	size_t len, cap;
-	bool truncated;
-};
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
 
 static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 {
@@ -242,240 +230,68 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 	return 0;
 }
 
-static bool capture_read(struct capture *c)
+/* The status pipe carries one int, the program's wait status, from init. */
+static int native_read_status(struct supervise *sv, int *wstatus)
 {
-	char buf[65536];
-	ssize_t n = read(c->fd, buf, sizeof(buf));
-	size_t room;
+	ssize_t n = read(sv->status_fd, wstatus, sizeof(*wstatus));
 
+	if (n == (ssize_t)sizeof(*wstatus))
+		return 1;
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return false;
-	if (n <= 0) {
-		close_fd(&c->fd);
-		return false;
-	}
-	room = c->cap - c->len;
-	if ((size_t)n > room) {
-		c->truncated = true;
-		n = (ssize_t)room;
-	}
-	memcpy(c->buf + c->len, buf, (size_t)n);
-	c->len += (size_t)n;
-	return c->truncated;
-}
-
-/* Feed the --stdin file into the program's stdin pipe as it makes room. */
-static void feed_stdin(struct native *nt)
-{
-	char buf[65536];
-	ssize_t n = read(nt->in_src, buf, sizeof(buf));
-
-	if (n <= 0 || write_all(nt->in_w, buf, (size_t)n) < 0) {
-		close_fd(&nt->in_src);
-		close_fd(&nt->in_w);
-	}
-}
-
-static uint64_t cgroup_cpu_ns(struct sandbox_ctx *ctx)
-{
-	struct cgroup_stats st;
-
-	if (!ctx->cg || cgroup_stats(ctx->cg, &st) < 0 || !st.has_cpu)
 		return 0;
-	return st.cpu_ns;
-}
-
-static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool have_status,
-				    enum sandbox_status fired, uint64_t oom_kills, int64_t cpu_ms)
-{
-	struct sandbox_result *res = ctx->res;
-
-	if (have_status) {
-		if (WIFEXITED(wstatus))
-			res->exit_code = WEXITSTATUS(wstatus);
-		else if (WIFSIGNALED(wstatus))
-			res->signal = WTERMSIG(wstatus);
-	} else if (fired != SB_OK) {
-		res->signal = SIGKILL;	/* ended by the sandbox's destruction */
-	}
-	if (fired != SB_OK)
-		return fired;
-	if (oom_kills > 0)
-		return SB_MEMORY_LIMIT;
-	if (!have_status)
-		return SB_SIGNALED;
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus) == 0 ? SB_OK : SB_NONZERO_EXIT;
-	switch (WTERMSIG(wstatus)) {
-	case SIGXCPU:
-		return SB_CPU_LIMIT;
-	case SIGXFSZ:
-		return SB_FILE_SIZE_LIMIT;
-	case SIGSYS:
-		return SB_SECCOMP_VIOLATION;
-	case SIGKILL:	/* RLIMIT_CPU's hard limit */
-		if (cpu_ms >= 0 && cpu_ms >= (int64_t)(ctx->cfg->cpu_time * 1000))
-			return SB_CPU_LIMIT;
-		return SB_SIGNALED;
-	default:
-		return SB_SIGNALED;
-	}
-}
-
-static const char *limit_name(enum sandbox_status s)
-{
-	return sandbox_status_name(s);
+	return -1;
 }
 
 static int supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 {
-	const struct sandbox_config *cfg = ctx->cfg;
-	struct sandbox_result *res = ctx->res;
 	struct native *nt = ctx->backend_data;
-	struct capture out = { .fd = nt->out_r, .cap = cfg->output }, errc = { .fd = nt->err_r, .cap = cfg->output };
-	int64_t t_exec = now_ms(), t_end = -1, kill_time = -1;
-	int64_t deadline = t_exec + (int64_t)ceil(cfg->wall_time * 1000);
-	uint64_t cpu0 = nt->cg_cpu ? cgroup_cpu_ns(ctx) : 0;
-	uint64_t cpu_limit_ns = (uint64_t)(cfg->cpu_time * 1e9);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	enum sandbox_status fired = SB_OK;
-	bool have_status = false;
-	int wstatus = 0, ws;
+	struct supervise sv;
 	struct rusage ru;
-	struct cgroup_stats st = { 0 };
+	int ws, ret;
 
-	nt->out_r = nt->err_r = -1;	/* owned by the captures now */
-	out.buf = malloc(out.cap + 1);
-	errc.buf = malloc(errc.cap + 1);
-	if (!out.buf || !errc.buf) {
-		free(out.buf);
-		free(errc.buf);
-		close_fd(&out.fd);
-		close_fd(&errc.fd);
-		return sd_error_errno(err, ENOMEM, "output buffers");
+	supervise_init(&sv, ctx);
+	sv.out_fd = steal_fd(&nt->out_r);
+	sv.err_fd = steal_fd(&nt->err_r);
+	sv.in_w = steal_fd(&nt->in_w);
+	sv.in_src = steal_fd(&nt->in_src);
+	sv.status_fd = steal_fd(&nt->status_r);
+	sv.cg_cpu = nt->cg_cpu;
+	sv.read_status = native_read_status;
+	sv.kill = kill_sandbox;
+	ret = supervise_loop(&sv, err);
+	if (ret == 0) {
+		/* Reap init: by then the kernel has killed and reaped the whole namespace,
+		 * so destroy finds the cgroup empty and skips the freezer. */
+		kill(nt->init, SIGKILL);
+		while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
+			;
+		nt->init = -1;
+		supervise_finish(&sv, &ru);
 	}
-	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
-	while (nt->status_r >= 0 || out.fd >= 0 || errc.fd >= 0) {
-		struct pollfd pfd[4];
-		int nfds = 0, timeout;
-		int64_t now = now_ms();
+	supervise_release(&sv);
+	return ret;
+}
 
-		if (fired == SB_OK && now >= deadline) {
-			fired = SB_WALL_LIMIT;
-			sandbox_event(ctx, "limit", "wall_limit: %.3f s passed", cfg->wall_time);
-		}
-		if (fired == SB_OK && nt->cg_cpu) {
-			uint64_t used = cgroup_cpu_ns(ctx) - cpu0;
+/* A descriptor to read a file's contents from: the host file, opened with
+ * the caller's rights, or a memfd holding DATA. */
+static int open_source(const char *path, const char *data, size_t len, bool exec)
+{
+	int fd;
 
-			if (used >= cpu_limit_ns) {
-				fired = SB_CPU_LIMIT;
-				sandbox_event(ctx, "limit", "cpu_limit: %.3f s of CPU used", (double)used / 1e9);
-			}
-		}
-		if (fired != SB_OK && kill_time < 0) {
-			kill_sandbox(ctx);
-			kill_time = now;
-			if (t_end < 0)
-				t_end = now;
-		}
-		if (kill_time >= 0 && now - kill_time > DRAIN_TIMEOUT_MS)
-			break;	/* cannot happen unless a descriptor leaked outside */
-		timeout = (int)((kill_time >= 0 ? kill_time + DRAIN_TIMEOUT_MS : deadline) - now);
-		if (fired == SB_OK && nt->cg_cpu) {
-			/* The soonest the CPU budget can run out on all cores. */
-			uint64_t used = cgroup_cpu_ns(ctx) - cpu0;
-			int64_t left_ms = (int64_t)((cpu_limit_ns - used) / 1000000) / (ncpu > 0 ? ncpu : 1);
+	if (!data)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	fd = memfd_create("sandeval-inject", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
+	    (exec && fchmod(fd, 0700) < 0)) {
+		int e = errno;
 
-			if (left_ms < 1)
-				left_ms = 1;
-			if (left_ms > 100)
-				left_ms = 100;
-			if (left_ms < timeout)
-				timeout = (int)left_ms;
-		}
-		if (timeout < 0)
-			timeout = 0;
-		if (out.fd >= 0)
-			pfd[nfds++] = (struct pollfd){ .fd = out.fd, .events = POLLIN };
-		if (errc.fd >= 0)
-			pfd[nfds++] = (struct pollfd){ .fd = errc.fd, .events = POLLIN };
-		if (nt->status_r >= 0)
-			pfd[nfds++] = (struct pollfd){ .fd = nt->status_r, .events = POLLIN };
-		if (nt->in_w >= 0)
-			pfd[nfds++] = (struct pollfd){ .fd = nt->in_w, .events = POLLOUT };
-		if (poll(pfd, (nfds_t)nfds, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			kill_sandbox(ctx);
-			return sd_error_errno(err, errno, "poll");
-		}
-		for (int i = 0; i < nfds; i++) {
-			if (!pfd[i].revents)
-				continue;
-			if (pfd[i].fd == out.fd || pfd[i].fd == errc.fd) {
-				struct capture *c = pfd[i].fd == out.fd ? &out : &errc;
-
-				if (capture_read(c) && fired == SB_OK) {
-					fired = SB_OUTPUT_LIMIT;
-					sandbox_event(ctx, "limit", "output_limit: more than %llu bytes on %s",
-						      (unsigned long long)c->cap, c == &out ? "stdout" : "stderr");
-				}
-			} else if (pfd[i].fd == nt->status_r) {
-				ssize_t n = read(nt->status_r, &ws, sizeof(ws));
-
-				if (n == (ssize_t)sizeof(ws)) {
-					wstatus = ws;
-					have_status = true;
-				}
-				if (n == 0 || n == (ssize_t)sizeof(ws)) {
-					close_fd(&nt->status_r);
-					if (t_end < 0)
-						t_end = now_ms();
-				}
-			} else if (pfd[i].fd == nt->in_w) {
-				if (pfd[i].revents & (POLLERR | POLLHUP)) {
-					close_fd(&nt->in_w);
-					close_fd(&nt->in_src);
-				} else {
-					feed_stdin(nt);
-				}
-			}
-		}
+		close(fd);
+		errno = e;
+		return -1;
 	}
-	if (t_end < 0)
-		t_end = now_ms();
-	close_fd(&out.fd);
-	close_fd(&errc.fd);
-	close_fd(&nt->in_w);
-	/* Reap init: by then the kernel has killed and reaped the whole namespace,
-	 * so destroy finds the cgroup empty and skips the freezer. */
-	kill(nt->init, SIGKILL);
-	while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
-		;
-	nt->init = -1;
-	if (ctx->cg)
-		cgroup_stats(ctx->cg, &st);
-	if (st.has_cpu)
-		res->cpu_ms = (int64_t)((st.cpu_ns - cpu0) / 1000000);
-	else
-		res->cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-			      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-	res->peak_memory_bytes = st.has_peak ? (int64_t)st.peak_bytes : (int64_t)ru.ru_maxrss * 1024;
-	res->wall_ms = t_end - t_exec;
-	res->stdout_buf = out.buf;
-	res->stdout_len = out.len;
-	res->stdout_truncated = out.truncated;
-	res->stderr_buf = errc.buf;
-	res->stderr_len = errc.len;
-	res->stderr_truncated = errc.truncated;
-	out.buf[out.len] = errc.buf[errc.len] = '\0';
-	res->status = classify(ctx, wstatus, have_status, fired, st.oom_kills, res->cpu_ms);
-	if (fired == SB_OK && res->status != SB_OK && res->status != SB_NONZERO_EXIT && res->status != SB_SIGNALED)
-		sandbox_event(ctx, "limit", "%s", limit_name(res->status));
-	sandbox_event(ctx, "execute", "%s: exit %d, signal %d, %lld ms wall, %lld ms cpu",
-		      sandbox_status_name(res->status), res->exit_code, res->signal,
-		      (long long)res->wall_ms, (long long)res->cpu_ms);
-	return 0;
+	return fd;
 }
 
 static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
@@ -496,16 +312,18 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		file_fds[i] = -1;
 	/* Open what the program may see with the caller's rights, before any namespace. */
 	for (size_t i = 0; i < cfg->n_files; i++) {
-		file_fds[i] = open(cfg->files[i].src, O_RDONLY | O_CLOEXEC);
+		const struct sandbox_file *f = &cfg->files[i];
+
+		file_fds[i] = open_source(f->src, f->data, f->len, f->executable);
 		if (file_fds[i] < 0) {
 			sd_error_errno(err, errno, "cannot open --file source '%s'", cfg->files[i].src);
 			goto out;
 		}
 	}
-	if (cfg->stdin_path) {
-		nt->in_src = open(cfg->stdin_path, O_RDONLY | O_CLOEXEC);
+	if (cfg->stdin_path || cfg->stdin_data) {
+		nt->in_src = open_source(cfg->stdin_path, cfg->stdin_data, cfg->stdin_len, false);
 		if (nt->in_src < 0) {
-			sd_error_errno(err, errno, "cannot open --stdin '%s'", cfg->stdin_path);
+			sd_error_errno(err, errno, "cannot open --stdin '%s'", cfg->stdin_path ? cfg->stdin_path : "(memory)");
 			goto out;
 		}
 	}

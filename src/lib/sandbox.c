@@ -18,11 +18,14 @@
 #include <unistd.h>
 
 #include "gc.h"
+#include "image.h"
 #include "utf8.h"
 #include "util.h"
 
 static const struct sandbox_backend *const backends[] = {
 	&sandbox_native_backend,
+	&sandbox_gvisor_backend,
+	&sandbox_firecracker_backend,
 };
 
 const char *const *sandbox_backends(void)
@@ -86,12 +89,32 @@ static int check_dest(const char *dest, struct sd_error *err)
 
 int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 {
+	const struct sandbox_backend *be;
+
 	if (!cfg->argv || !cfg->argv[0])
 		return sd_error_set(err, EINVAL, "no program given (usage: sandeval exec [OPTIONS] -- PROGRAM [ARG...])");
-	if (!find_backend(cfg->backend))
-		return sd_error_set(err, EINVAL, "unknown backend '%s' (available: native)", cfg->backend);
-	if (strcmp(cfg->image, "host") != 0 && cfg->image[0] != '/')
-		return sd_error_set(err, EINVAL, "--image must be 'host' or an absolute directory path, not '%s'", cfg->image);
+	be = find_backend(cfg->backend);
+	if (!be) {
+		char names[256] = "";
+
+		for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+				 backends[i]->name);
+		return sd_error_set(err, EINVAL, "unknown backend '%s' (available: %s)", cfg->backend, names);
+	}
+	if (be->check && be->check(cfg, err) < 0)
+		return -1;
+	if (cfg->platform && strcmp(cfg->backend, "gvisor") != 0)
+		return sd_error_set(err, EINVAL, "--platform '%s' is for --backend gvisor only", cfg->platform);
+	if (strcmp(cfg->image, "host") != 0 && cfg->image[0] != '/') {
+		struct image_ref ref;
+
+		if (!image_ref_like(cfg->image))
+			return sd_error_set(err, EINVAL, "--image must be 'host', an absolute directory path or "
+					    "NAME[@sha256:HEX], not '%s'", cfg->image);
+		if (image_ref_parse(cfg->image, &ref, err) < 0)
+			return sd_error_wrap(err, "--image");
+	}
 	if (cfg->pids < 1 || cfg->fds < 4 || cfg->memory < (1u << 20) || cfg->tmpfs < 4096 || cfg->output < 1)
 		return sd_error_set(err, EINVAL, "limits too small (need --pids >= 1, --fds >= 4, --memory >= 1M, --tmpfs >= 4K, --output >= 1)");
 	for (size_t i = 0; i < cfg->n_env; i++) {
@@ -103,7 +126,7 @@ int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 	for (size_t i = 0; i < cfg->n_files; i++) {
 		if (check_dest(cfg->files[i].dest, err) < 0)
 			return -1;
-		if (access(cfg->files[i].src, R_OK) < 0)
+		if (!cfg->files[i].data && access(cfg->files[i].src, R_OK) < 0)
 			return sd_error_errno(err, errno, "cannot read --file source '%s'", cfg->files[i].src);
 	}
 	if (cfg->stdin_path && access(cfg->stdin_path, R_OK) < 0)
@@ -160,12 +183,46 @@ void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, 
 	}
 }
 
+/* Image references: NAME[@sha256:HEX] becomes the stored build's rootfs; the
+ * result names what ran (the host image's digest from its cache, if fresh). */
+static int resolve_image(const struct sandbox_config *cfg, struct sandbox_config *local, char *rootfs,
+			 size_t size, struct sandbox_result *res, struct sd_error *err)
+{
+	struct image_ref ref;
+	struct image_info info;
+	char store[4096];
+
+	*local = *cfg;
+	snprintf(res->image_name, sizeof(res->image_name), "%s", cfg->image);
+	if (strcmp(cfg->image, "host") == 0) {
+		char cache[4200];
+
+		if (image_store_dir(store, sizeof(store), false, NULL) == 0) {
+			snprintf(cache, sizeof(cache), "%s/host.digest", store);
+			image_host_digest(cache, false, res->image_digest, NULL);
+		}
+		return 0;
+	}
+	if (cfg->image[0] == '/')
+		return 0;
+	if (image_ref_parse(cfg->image, &ref, err) < 0 || image_store_dir(store, sizeof(store), false, err) < 0 ||
+	    image_resolve(store, &ref, &info, err) < 0)
+		return -1;
+	snprintf(rootfs, size, "%s", info.rootfs);
+	snprintf(res->image_name, sizeof(res->image_name), "%s", info.name);
+	snprintf(res->image_digest, sizeof(res->image_digest), "%s", info.digest);
+	image_info_release(&info);
+	local->image = rootfs;
+	return 0;
+}
+
 int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, struct sd_error *err)
 {
 	const struct sandbox_backend *be;
 	struct sandbox_ctx ctx = { .cfg = cfg, .res = res, .log_fd = -1, .lock_fd = -1 };
 	struct sd_error e = { 0 };
-	char state_dir[4096];
+	char state_dir[4096], image_dir[4096];
+	struct sandbox_config local;
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
@@ -173,6 +230,10 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 	res->peak_memory_bytes = -1;
 	if (sandbox_config_check(cfg, err) < 0)
 		return -1;
+	if (resolve_image(cfg, &local, image_dir, sizeof(image_dir), res, err) < 0)
+		return -1;
+	cfg = &local;
+	ctx.cfg = cfg;
 	be = find_backend(cfg->backend);
 	res->backend = be->name;
 	ctx.t0_ms = now_ms();
@@ -274,6 +335,11 @@ char *sandbox_result_json(const struct sandbox_result *res)
 	json_object_set_new(o, "isolation", json_pack("{s:I, s:I, s:I}",
 		"host_uid", (json_int_t)res->host_uid, "landlock_abi", (json_int_t)res->landlock_abi,
 		"seccomp_syscalls", (json_int_t)res->seccomp_syscalls));
+	if (res->platform)
+		json_object_set_new(json_object_get(o, "isolation"), "platform", json_string(res->platform));
+	json_object_set_new(o, "image", json_pack("{s:o, s:o}",
+		"name", text_value(res->image_name, strlen(res->image_name)),
+		"digest", res->image_digest[0] ? json_string(res->image_digest) : json_null()));
 	for (size_t i = 0; i < res->n_events; i++) {
 		const struct sandbox_event *ev = &res->events[i];
 

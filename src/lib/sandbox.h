@@ -23,16 +23,22 @@ enum sandbox_status {
 
 struct sandbox_file {
 	const char *dest;	/* path under /work ("a/b.py" or "/work/a/b.py") */
-	const char *src;	/* host path */
+	const char *src;	/* host path (with data: only a name for messages) */
+	const char *data;	/* or the contents, from memory (NULL: read src) */
+	size_t len;
+	bool executable;	/* with data: mode 0555 instead of 0444 */
 };
 
 struct sandbox_config {
-	const char *backend;		/* "native" */
-	const char *image;		/* "host" or a directory */
+	const char *backend;		/* "native", "gvisor" (or "firecracker": fails, no KVM here) */
+	const char *platform;		/* gvisor: "ptrace", "kvm", or NULL for the best available */
+	const char *image;		/* "host", a directory, or an image NAME[@sha256:HEX] (image.h) */
 	char *const *argv;		/* program and arguments, NULL-terminated */
 	const struct sandbox_file *files;
 	size_t n_files;
-	const char *stdin_path;		/* NULL: empty stdin */
+	const char *stdin_path;		/* NULL: empty stdin (or stdin_data) */
+	const char *stdin_data;		/* stdin from memory, when stdin_path is NULL */
+	size_t stdin_len;
 	char *const *env;		/* NAME=VALUE strings */
 	size_t n_env;
 	double cpu_time;		/* seconds */
@@ -82,6 +88,9 @@ struct sandbox_result {
 	unsigned long host_uid;		/* the host uid the program ran as */
 	int landlock_abi;		/* 0: kernel without Landlock */
 	int seccomp_syscalls;		/* allowed system calls */
+	const char *platform;		/* gvisor: the runsc platform that ran, else NULL */
+	char image_name[128];		/* "host", a directory, or the image's name */
+	char image_digest[72];		/* "sha256:<64 hex>", or "" when not known */
 };
 
 void sandbox_config_init(struct sandbox_config *cfg);

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -237,4 +239,37 @@ char *xasprintf(const char *fmt, ...)
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return r < 0 ? NULL : s;
+}
+
+static int make_writable(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_D && (sb->st_mode & 0700) != 0700)
+		chmod(path, (sb->st_mode & 07777) | 0700);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int remove_tree(const char *path, struct sd_error *err)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : sd_error_errno(err, errno, "cannot stat '%s'", path);
+	/* read-only directories (images) must be writable to be emptied */
+	if (S_ISDIR(sb.st_mode)) {
+		if (nftw(path, make_writable, 64, FTW_PHYS) < 0)
+			return sd_error_errno(err, errno, "cannot remove '%s'", path);
+	}
+	if (nftw(path, remove_entry, 64, FTW_DEPTH | FTW_PHYS) < 0)
+		return sd_error_errno(err, errno, "cannot remove '%s'", path);
+	return 0;
 }

@@ -56,6 +56,10 @@ int64_t now_ns(void);
 /* Fill hex (2*n+1 bytes) with n random bytes from getrandom(2), hex encoded. */
 int random_hex(char *hex, size_t n, struct sd_error *err);
 
+/* Remove PATH and everything beneath it (without following symlinks); a
+ * missing PATH is fine. 0 or -1 with the first failure in *err. */
+int remove_tree(const char *path, struct sd_error *err);
+
 /* Duplicate or abort-free: returns NULL on ENOMEM, callers check. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

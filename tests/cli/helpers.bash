@@ -5,6 +5,12 @@ SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 PROBE=${PROBE:-$BATS_TEST_DIRNAME/../probe/probe}
 # Where the probe is injected inside the sandbox.
 IN_PROBE=/work/probe
+# The backend under test: SANDEVAL_BACKEND=gvisor runs the same suite under runsc.
+BACKEND=${SANDEVAL_BACKEND:-native}
+BACKEND_OPTS=()
+[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+is_gvisor() { [[ $BACKEND == gvisor ]]; }
 
 # Fail the suite early, with a reason, when something it needs is missing.
 check_prerequisites() {
@@ -21,7 +27,7 @@ is_root() { [[ $(id -u) -eq 0 ]]; }
 sbx() {
 	local t0 t1
 	t0=$(date +%s%N)
-	json=$("$SANDEVAL" exec "$@" 2>"$BATS_TEST_TMPDIR/sbx.err" </dev/null) && rc=0 || rc=$?
+	json=$("$SANDEVAL" exec "${BACKEND_OPTS[@]}" "$@" 2>"$BATS_TEST_TMPDIR/sbx.err" </dev/null) && rc=0 || rc=$?
 	t1=$(date +%s%N)
 	elapsed_ms=$(((t1 - t0) / 1000000))
 	err=$(cat "$BATS_TEST_TMPDIR/sbx.err")
@@ -117,7 +123,7 @@ run_in_background() {
 		shift
 	done
 	shift
-	"$SANDEVAL" exec --file "$IN_PROBE=$PROBE" "${opts[@]}" -- "$IN_PROBE" "$@" \
+	"$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" "${opts[@]}" -- "$IN_PROBE" "$@" \
 		</dev/null >"$BATS_TEST_TMPDIR/bg" 2>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
 	SBX_PID=$!
 }
@@ -125,10 +131,49 @@ run_in_background() {
 # A tag no other process carries, to find the sandboxed program from the host.
 new_tag() { echo "tag-$$-$RANDOM$RANDOM"; }
 
+# gvisor_ids TAG: the ids of live gVisor runs whose program's arguments hold
+# TAG (their bundles, in the state directories, say so).
+gvisor_ids() {
+	local d
+	for d in /run/sandeval ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR/sandeval"} "/tmp/sandeval-$(id -u)"; do
+		[[ -d $d ]] || continue
+		grep -lF -- "$1" "$d"/*.gvisor/bundle/config.json 2>/dev/null |
+			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/bundle/config.json$|\1|p'
+	done
+	return 0
+}
+
+# run_pids ID: host pids of a gVisor run: runsc's processes naming
+# sandeval-ID (runsc run, its gofer, the sandbox), and their descendants
+# (the ptrace stubs that run the program's code).
+run_pids() {
+	local p args ppid want=() all
+	for p in /proc/[0-9]*; do
+		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+		[[ " ${args[*]} " == *"/$1.gvisor/"* && ${args[0]-} == *runsc* ]] && want+=("${p#/proc/}")
+	done
+	((${#want[@]})) || return 0
+	all=" ${want[*]} "
+	# descendants: a few passes over the process table
+	local pass
+	for pass in 1 2 3; do
+		for p in /proc/[0-9]*; do
+			ppid=$(awk '{print $4}' "$p/stat" 2>/dev/null) || continue
+			[[ $all == *" $ppid "* && $all != *" ${p#/proc/} "* ]] && all+="${p#/proc/} "
+		done
+	done
+	tr ' ' '\n' <<<"$all" | grep . | sort -n
+}
+
 # tagged_pids TAG: host pids of processes whose argv[0] is $IN_PROBE and
 # whose command line holds TAG (not sandeval itself, whose argv also has it).
+# Under gVisor the program is no host process: the run's runsc processes.
 tagged_pids() {
 	local p args
+	if is_gvisor; then
+		for p in $(gvisor_ids "$1"); do run_pids "$p"; done
+		return 0
+	fi
 	for p in /proc/[0-9]*; do
 		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
 		[[ ${args[0]-} == "$IN_PROBE" && " ${args[*]} " == *" $1 "* ]] && echo "${p#/proc/}"
@@ -221,6 +266,20 @@ live_run() {
 	return 1
 }
 
+# Keep the cgroup directories of stdin that hold no process and that no run
+# record names (a record kept for `sandeval gc`: another run's business; the
+# runs under test are checked by id).
+not_busy() {
+	local d id
+	while IFS= read -r d; do
+		[[ -s $d/cgroup.procs ]] && continue
+		id=${d##*/sandeval-}
+		[[ -e /run/sandeval/$id.lock || -e /tmp/sandeval-$(id -u)/$id.lock ||
+			-e ${XDG_RUNTIME_DIR:-/nonexistent}/sandeval/$id.lock ]] && continue
+		echo "$d"
+	done
+}
+
 # Keep the lines of stdin that do not name a live run other than ours.
 not_live() {
 	local line id
@@ -237,11 +296,25 @@ not_live() {
 # (someone else's sandeval running at the same time on this shared machine).
 assert_no_residue() {
 	local cg mounts files id
-	cg=$({
-		comm -13 "$BATS_TEST_TMPDIR/cgroups.before" <(sandeval_cgroups) | not_live
-		for id in "$@"; do sandeval_cgroups | grep -F "sandeval-$id"; done
-	} | sort -u)
-	[[ -z $cg ]] || flunk "cgroup directories left: $cg"
+	# Other sandevals on this machine may be mid-way through removing their
+	# cgroups (or sweeping a busy one): only what stays for seconds is residue.
+	# A cgroup that holds processes belongs to a run still going (another
+	# sandeval whose record lives in a state directory of its own).
+	local try
+	for try in 1 2 3 4 5 6 7 8; do
+		cg=$({
+			comm -13 "$BATS_TEST_TMPDIR/cgroups.before" <(sandeval_cgroups) | not_live | not_busy
+			for id in "$@"; do sandeval_cgroups | grep -F "sandeval-$id"; done
+		} | sort -u)
+		[[ -z $cg ]] && break
+		sleep 1
+	done
+	[[ -z $cg ]] || flunk "cgroup directories left (runs under test: $*): $cg"
+	local left
+	for id in "$@"; do
+		left=$(run_pids "$id")
+		[[ -z $left ]] || flunk "runsc processes of run $id left: $left"
+	done
 	mounts=$(comm -13 "$BATS_TEST_TMPDIR/mounts.before" <(host_mounts))
 	[[ -z $mounts ]] || flunk "mounts left in the host namespace: $mounts"
 	files=$({
@@ -305,5 +378,22 @@ wait_file() {
 		sleep 0.05
 	done
 	echo "timed out waiting for '$1'" >&2
+	return 1
+}
+
+# sentry_pid PID: the runsc-sandbox process (gVisor's kernel) of the gVisor
+# run that the runsc process PID belongs to (from PID's --root=DIR/<id>.gvisor/...).
+sentry_pid() {
+	local p args id deadline=$((SECONDS + 10))
+	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline" || return 1
+	id=$(grep -oE '[0-9a-f]{32}\.gvisor/' <<<"${args[*]}" | head -n 1)
+	[[ -n $id ]] || return 1
+	while ((SECONDS < deadline)); do
+		for p in /proc/[0-9]*; do
+			mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+			[[ ${args[0]-} == runsc-sandbox && " ${args[*]} " == *"/$id"* ]] && { echo "${p#/proc/}"; return 0; }
+		done
+		sleep 0.05
+	done
 	return 1
 }

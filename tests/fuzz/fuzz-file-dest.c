@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "image.h"
 #include "sandbox.h"
 
 /* An independent statement of the rule. */
@@ -65,11 +66,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.n_env = 0;
 	cfg.image = s;
 	r = sandbox_config_check(&cfg, NULL);
-	FUZZ_CHECK((r == 0) == (strcmp(s, "host") == 0 || s[0] == '/'));
+	{
+		struct image_ref ref;
+
+		FUZZ_CHECK((r == 0) == (strcmp(s, "host") == 0 || s[0] == '/' || image_ref_parse(s, &ref, NULL) == 0));
+	}
 	cfg.image = "host";
 	cfg.backend = s;
 	r = sandbox_config_check(&cfg, NULL);
-	FUZZ_CHECK((r == 0) == (strcmp(s, "native") == 0));
+	if (r == 0) {
+		bool known = false;
+
+		for (const char *const *b = sandbox_backends(); *b; b++)
+			known |= strcmp(*b, s) == 0;
+		FUZZ_CHECK(known);
+	}
 	free(s);
 	return 0;
 }

@@ -191,7 +191,7 @@ static void test_sweep_dead_record(void **state)
 {
 	struct fx *f = *state;
 	struct sd_error err = { 0 };
-	struct gc_stats st = { 7, 7, 7 };
+	struct gc_stats st = { 7, 7, 7, 7 };
 	char *path = NULL, *a = fx_str("%s/sandeval-dead-a", f->dead), *b = fx_str("%s/sandeval-dead-b", f->dead);
 	char *gone = fx_str("%s/already-gone", f->dead);
 	int fd = gc_lock_take(f->state, "dead", &path, &err);
@@ -220,6 +220,45 @@ static void test_sweep_dead_record(void **state)
 	free(a);
 	free(b);
 	free(gone);
+}
+
+/* A dead gVisor run: its directory (<state>/<32 hex>.gvisor) is removed with
+ * what runsc left in it; a runsc line naming any other directory is ignored. */
+static void test_sweep_dead_gvisor_run(void **state)
+{
+	struct fx *f = *state;
+	struct sd_error err = { 0 };
+	struct gc_stats st;
+	const char *id = "0123456789abcdef0123456789abcdef";
+	char *path = NULL, *dir = fx_str("%s/%s.gvisor", f->state, id), *other = fx_str("%s/keep.gvisor", f->state);
+	char *outside = fx_str("%s/%s.gvisor", f->dead, id), *file = fx_str("%s/bundle/config.json", dir);
+	int fd = gc_lock_take(f->state, id, &path, &err);
+
+	assert_true(fd >= 0);
+	fx_mkdir_p(file);	/* a directory named config.json: any tree goes */
+	fx_mkdir_p(other);
+	fx_mkdir_p(outside);
+	fx_write_in(dir, "runsc.log", "log\n");
+	assert_int_equal(gc_lock_note_runsc(fd, dir, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(gc_lock_note_runsc(fd, other, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(gc_lock_note_runsc(fd, outside, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(gc_lock_note_runsc(fd, "a\tb", "/bin/true", "c", &err), -1);
+	assert_contains(err.msg, "tab or newline");
+	close(fd);
+
+	assert_int_equal(gc_sweep(f->state, NULL, &st, &err), 0);
+	assert_int_equal(st.runs, 1);
+	assert_int_equal(st.dirs, 1);
+	assert_int_equal(st.failed, 0);
+	assert_false(fx_exists(dir));
+	assert_true(fx_exists(other));
+	assert_true(fx_exists(outside));
+	assert_false(fx_exists(path));
+	free(path);
+	free(dir);
+	free(other);
+	free(outside);
+	free(file);
 }
 
 /* A listed dir that cannot be removed counts as failed, the kill was
@@ -319,7 +358,7 @@ static void test_sweep_errors(void **state)
 {
 	struct fx *f = *state;
 	struct sd_error err = { 0 };
-	struct gc_stats st = { 7, 7, 7 };
+	struct gc_stats st = { 7, 7, 7, 7 };
 	char *missing = fx_str("%s/nope", f->tmp), *want;
 
 	assert_int_equal(gc_sweep(missing, f->cgroot, &st, &err), -1);
@@ -533,6 +572,7 @@ int main(void)
 		FX(test_lock_take),
 		FX(test_lock_take_errors),
 		FX(test_lock_note),
+		FX(test_sweep_dead_gvisor_run),
 		cmocka_unit_test(test_lock_drop_null),
 		FX(test_sweep_live_record_kept),
 		FX(test_sweep_dead_record),

@@ -82,16 +82,28 @@ static void test_config_check_basics(void **state)
 	cfg.argv = argv_true;
 	check_ok(&cfg);
 
-	cfg.backend = "gvisor";
-	check_fails(&cfg, "unknown backend 'gvisor' (available: native)");
+	cfg.backend = "nosuch";
+	check_fails(&cfg, "unknown backend 'nosuch' (available: native, gvisor, firecracker)");
 	cfg.backend = "";
 	check_fails(&cfg, "unknown backend ''");
+	cfg.backend = "firecracker";
+	check_fails(&cfg, "backend 'firecracker'");
 	cfg.backend = "native";
+	cfg.platform = "ptrace";
+	check_fails(&cfg, "--platform 'ptrace' is for --backend gvisor only");
+	cfg.platform = NULL;
 
+	/* image references are checked for form here, resolved when run */
 	cfg.image = "rootfs";
-	check_fails(&cfg, "--image must be 'host' or an absolute directory path, not 'rootfs'");
+	check_ok(&cfg);
+	cfg.image = "py@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	check_ok(&cfg);
+	cfg.image = "Rootfs";
+	check_fails(&cfg, "--image: bad image name 'Rootfs'");
+	cfg.image = "py@sha256:00";
+	check_fails(&cfg, "--image: bad image digest");
 	cfg.image = "./rootfs";
-	check_fails(&cfg, "not './rootfs'");
+	check_fails(&cfg, "--image must be 'host', an absolute directory path or NAME[@sha256:HEX], not './rootfs'");
 	cfg.image = "/srv/images/python";
 	check_ok(&cfg);
 	cfg.image = "host";
@@ -279,7 +291,9 @@ static void test_backends(void **state)
 	(void)state;
 	assert_non_null(b);
 	assert_string_equal(b[0], "native");
-	assert_null(b[1]);
+	assert_string_equal(b[1], "gvisor");
+	assert_string_equal(b[2], "firecracker");
+	assert_null(b[3]);
 }
 
 /* ---- result JSON ---- */
@@ -435,7 +449,7 @@ static void test_result_json_key_order(void **state)
 	static const char *const keys[] = {
 		"sandbox_id", "backend", "status", "exit_code", "signal", "wall_ms", "cpu_ms",
 		"peak_memory_bytes", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
-		"limits", "limits_note", "isolation", "events", "error",
+		"limits", "limits_note", "isolation", "image", "events", "error",
 	};
 	struct sandbox_result res;
 	struct sandbox_event ev[2];

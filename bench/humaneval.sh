@@ -1,0 +1,63 @@
+#!/bin/sh
+# humaneval.sh - wall time to score HumanEval's 164 canonical solutions: sandeval (each sample in its own
+# fresh sandbox) against openai/human-eval's own unsandboxed harness, side by side in one hyperfine run.
+#
+# usage: sh bench/humaneval.sh HUMAN_EVAL_CHECKOUT [SANDEVAL]
+#   HUMAN_EVAL_CHECKOUT  a directory holding openai/human-eval's human_eval/ package (not part of this
+#                        repository: fetch it yourself; nothing of it is installed or copied)
+#   SANDEVAL             the binary to measure (default ./sandeval)
+# Environment: SANDEVAL_DATA (default ../shared/data), RUNS (default 3), HE_WORKERS (default 4, human-eval's
+# own default), BENCH_OUT (default bench/results).
+set -eu
+
+peer=${1:?usage: sh bench/humaneval.sh HUMAN_EVAL_CHECKOUT [SANDEVAL]}
+sandeval=$(cd "$(dirname "${2:-./sandeval}")" && pwd)/$(basename "${2:-./sandeval}")
+data=${SANDEVAL_DATA:-../shared/data}
+problems=$(cd "$data/humaneval" && pwd)/HumanEval.jsonl.gz
+runs=${RUNS:-3}
+workers=${HE_WORKERS:-4}
+out=${BENCH_OUT:-bench/results}
+peer=$(cd "$peer" && pwd)
+
+[ -f "$peer/human_eval/evaluate_functional_correctness.py" ] || {
+	echo "humaneval.sh: '$peer' holds no human_eval/evaluate_functional_correctness.py" >&2
+	exit 2
+}
+# human-eval needs tqdm, fire and numpy: Debian's packages, for Debian's /usr/bin/python3.
+need=""
+for p in hyperfine jq python3-tqdm python3-fire python3-numpy; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+done
+if [ -n "$need" ]; then
+	[ "$(id -u)" = 0 ] || { echo "humaneval.sh: install$need first" >&2; exit 2; }
+	apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+
+work=$(mktemp -d /tmp/sandeval-bench-he.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 1777 "$work"	# human-eval (as nobody) writes its results beside the samples
+zcat "$problems" | jq -c '{task_id, completion: .canonical_solution}' >"$work/samples.jsonl"
+chmod 666 "$work/samples.jsonl"
+mkdir -p "$out"
+
+# human-eval executes candidates unsandboxed: run it as nobody, in the scratch directory.
+he="cd $work && runuser -u nobody -- env HOME=$work PYTHONPATH=$peer /usr/bin/python3 -m human_eval.evaluate_functional_correctness $work/samples.jsonl --problem_file=$problems --n_workers=$workers"
+se="$sandeval run --tasks $problems --samples $work/samples.jsonl --db $work/bench.db --quiet"
+
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "human-eval: $peer ($(git -C "$peer" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), $workers workers"
+echo "sandeval:   $sandeval ($("$sandeval" --version)), $(nproc) jobs"
+hyperfine --runs "$runs" --warmup 1 \
+	--prepare "rm -f $work/bench.db $work/bench.db-wal $work/bench.db-shm $work/samples.jsonl_results.jsonl" \
+	--export-json "$out/humaneval.json" --export-markdown "$out/humaneval.md" \
+	-n human-eval "$he" -n sandeval "$se"
+# Both must have scored 164/164: a fast wrong answer is no answer.
+sh -c "$he" >/dev/null 2>&1
+passed_he=$(jq -s 'map(select(.passed)) | length' "$work/samples.jsonl_results.jsonl")
+$se --out "$work/sandeval.jsonl" >/dev/null 2>&1 || true
+passed_se=$(jq -s 'map(select(.passed)) | length' "$work/sandeval.jsonl")
+echo "passed: human-eval $passed_he/164, sandeval $passed_se/164"
+jq -r '.results as $r | ($r[] | select(.command == "human-eval") | .mean) as $he
+	| ($r[] | select(.command == "sandeval") | .mean) as $se
+	| "mean wall time: human-eval \($he * 100 | round / 100) s, sandeval \($se * 100 | round / 100) s; sandeval/human-eval = \($se / $he * 100 | round / 100)"' \
+	"$out/humaneval.json" | tee "$out/humaneval-summary.txt"

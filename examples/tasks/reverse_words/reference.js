@@ -1,0 +1,3 @@
+function reverse_words(s) {
+	return s.split(" ").filter((w) => w.length > 0).reverse().join(" ");
+}

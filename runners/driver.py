@@ -1,0 +1,616 @@
+"""driver.py - the trusted side of an evaluation: runs the tests, calls the candidate through a proxy, judges.
+
+Runs as the sandbox's main program. It reads its plan (tests, expected values,
+how to start the candidate) from stdin, which only it holds, makes itself not
+dumpable (so the candidate, though the same uid, can neither ptrace it nor open
+its /proc/<pid>/fd or mem), and only then starts the candidate's runner as a
+child process with nothing but a pipe pair. Each test calls the candidate's
+function through a proxy that sends arguments and receives results as plain
+data (plain.py); comparisons happen here, on fresh built-in objects. Verdicts
+go to stdout, one JSON line per test, a channel the candidate never holds.
+
+A test the proxy cannot express (arguments that are not plain data, names only
+the candidate's module defines) runs inside the candidate's process instead,
+and its verdict says in_process: that is the residual risk docs/verdicts.md
+describes.
+"""
+import ast
+import ctypes
+import json
+import operator
+import re
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plain  # noqa: E402
+
+PR_SET_DUMPABLE = 4
+MAX_RESPONSE = 64 << 20
+
+report = os.fdopen(os.dup(1), "w", buffering=1)
+null = os.open("/dev/null", os.O_RDWR)
+os.dup2(null, 1)
+os.close(null)
+
+
+def send(obj):
+    report.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+
+class Forked:
+    """A Python runner forked from this process before it read its plan."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.returncode = None
+
+    def kill(self):
+        try:
+            os.kill(self.pid, 9)
+        except OSError:
+            pass
+
+    def wait(self):
+        if self.returncode is None:
+            _, st = os.waitpid(self.pid, 0)
+            self.returncode = -os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st)
+        return self.returncode
+
+
+def fork_runner(source, memory):
+    """The fast path for Python: fork now, while this process holds no secret
+    yet (the plan is still unread on stdin), and let the child become the
+    candidate's runner. Returns (process, to_fd, from_fd)."""
+    import runner  # noqa: F401  (loaded before the fork, shared by both)
+    to_r, to_w = os.pipe()
+    from_r, from_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            # The candidate sees what a normal interpreter would (numpy & co.),
+            # without site's .pth processing.
+            sys.path.extend(p for p in ("/usr/local/lib/python3/dist-packages",
+                                        "/usr/lib/python3/dist-packages",
+                                        "/usr/lib/python3.11/dist-packages") if os.path.isdir(p))
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            for name in os.listdir("/proc/self/fd"):
+                if int(name) not in (0, 1, 2, to_r, from_w):
+                    try:
+                        os.close(int(name))
+                    except OSError:
+                        pass
+            runner.serve(source, memory, to_r, from_w)
+        finally:
+            os._exit(1)
+    os.close(to_r)
+    os.close(from_w)
+    return Forked(pid), to_w, from_r
+
+
+first_runner = None
+if len(sys.argv) >= 4 and sys.argv[1] == "python":
+    first_runner = fork_runner(sys.argv[2], int(sys.argv[3]))
+
+if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    send({"harness_error": "cannot make the driver non-dumpable"})
+    sys.exit(3)
+
+plan = json.loads(sys.stdin.buffer.read())
+# The plan is read; fd 0 becomes /dev/null (not closed: a pipe must not land on it).
+null = os.open("/dev/null", os.O_RDONLY)
+os.dup2(null, 0)
+os.close(null)
+
+
+class Timeout(Exception):
+    pass
+
+
+class Crash(Exception):
+    def __init__(self, how, memory=False):
+        super().__init__(how)
+        self.memory = memory
+
+
+class CandidateError(Exception):
+    def __init__(self, name, msg):
+        super().__init__("%s: %s" % (name, msg))
+        self.name = name
+
+
+class Unproxyable(Exception):
+    pass
+
+
+class Candidate:
+    """The candidate's runner process, started on first use and after a kill."""
+
+    def __init__(self, cmd, first=None):
+        self.cmd = cmd
+        self.proc = None
+        self.to_fd = self.from_fd = -1
+        self.buf = b""
+        self.import_error = None
+        self.hello = False
+        if first:
+            self.proc, self.to_fd, self.from_fd = first
+            os.set_blocking(self.to_fd, False)
+            os.set_blocking(self.from_fd, False)
+            self.hello = True
+
+    def _spawn(self, deadline):
+        # The protocol runs over a pipe pair whose numbers the runner gets as
+        # its last two arguments; its stdin, stdout and stderr are /dev/null.
+        import subprocess
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        try:
+            self.proc = subprocess.Popen(self.cmd + [str(to_r), str(from_w)], stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         pass_fds=(to_r, from_w), close_fds=True, cwd="/work",
+                                         start_new_session=True)
+        finally:
+            os.close(to_r)
+            os.close(from_w)
+        self.to_fd, self.from_fd = to_w, from_r
+        os.set_blocking(self.to_fd, False)
+        os.set_blocking(self.from_fd, False)
+        self.buf = b""
+        self.hello = True
+
+    def _greet(self, deadline):
+        self.hello = False
+        hello = self._read(deadline)
+        if not hello.get("ready"):
+            self.import_error = CandidateError(str(hello.get("exc", "Error")), str(hello.get("msg", "")))
+            self.kill()
+            raise self.import_error
+
+    def kill(self):
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, 9)
+        except OSError:
+            pass
+        self.proc.kill()
+        self.proc.wait()
+        self._close()
+
+    def _close(self):
+        self.proc = None
+        for fd in (self.to_fd, self.from_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _died(self):
+        code = self.proc.wait()
+        self._close()
+        if code < 0:
+            import signal
+            sig = -code
+            return Crash("killed by signal %d (%s)" % (sig, signal.Signals(sig).name), memory=sig == 9)
+        return Crash("the candidate's process exited with status %d during the test" % code)
+
+    def over_cpu(self):
+        pid = self.proc.pid
+        now = cpu_seconds(pid)
+        return now - Unit.cpu_start.setdefault(pid, now) > plan["timeout"]
+
+    def _read(self, deadline):
+        fd = self.from_fd
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.over_cpu():
+                self.kill()
+                raise Timeout()
+            ready, _, _ = select.select([fd], [], [], min(left, 0.05))
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise self._died()
+            self.buf += chunk
+            if len(self.buf) > MAX_RESPONSE:
+                self.kill()
+                raise CandidateError("OutputTooLarge", "the result is larger than %d bytes" % MAX_RESPONSE)
+        line, self.buf = self.buf.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            return {"exc": "ProtocolError", "msg": "the candidate's process wrote something unreadable"}
+
+    def _write(self, data, deadline):
+        fd = self.to_fd
+        while data:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise Timeout()
+            _, ready, _ = select.select([], [fd], [], left)
+            if ready:
+                try:
+                    data = data[os.write(fd, data):]
+                except BrokenPipeError:
+                    raise self._died()
+
+    def request(self, obj, deadline):
+        if self.import_error:
+            raise self.import_error
+        if self.proc is None:
+            self._spawn(deadline)
+        if self.hello:
+            self._greet(deadline)
+        self._write((json.dumps(obj, separators=(",", ":")) + "\n").encode(), deadline)
+        return self._read(deadline)
+
+
+class Unit:
+    """The limits of the test being run, shared by every proxy call in it,
+    and how many tests of this sample timed out so far. A test may use
+    plan["timeout"] seconds of the candidate's CPU time -- not of wall time, so
+    that a loaded machine does not turn slow-but-correct into a timeout -- and
+    WALL_FACTOR times that in wall time, for programs that block."""
+    deadline = 0.0
+    cpu_start = {}
+    timeouts = 0
+
+    @staticmethod
+    def start():
+        Unit.deadline = time.monotonic() + plan["timeout"] * WALL_FACTOR
+        Unit.cpu_start = {}
+
+
+WALL_FACTOR = 4
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of PID, from /proc (0 when it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+MAX_TIMEOUTS = 2  # after that, a sample's remaining tests are not run
+
+
+def exhausted():
+    """A sample that timed out twice does not get to spend a timeout on every test."""
+    if Unit.timeouts < MAX_TIMEOUTS:
+        return None
+    return "timeout", "not run: %d tests of this sample already timed out" % Unit.timeouts
+
+
+def proxy(candidate, fn_name):
+    def call(*args, **kwargs):
+        if kwargs:
+            raise Unproxyable("keyword arguments")
+        try:
+            encoded = plain.encode(list(args))
+        except ValueError as e:
+            raise Unproxyable(str(e))
+        if "$opaque" in json.dumps(encoded):
+            raise Unproxyable("arguments that are not plain data")
+        request = encoded if plan.get("language") == "c" else {"op": "call", "fn": fn_name, "args": encoded}
+        reply = candidate.request(request, Unit.deadline)
+        if "ok" in reply:
+            return plain.decode(reply["ok"])
+        raise CandidateError(str(reply.get("exc", "Error")), str(reply.get("msg", "")))
+    call.__name__ = fn_name
+    return call
+
+
+OPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+       ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+       ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+           ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def judge(exc):
+    """A verdict for an exception raised while running a test."""
+    if isinstance(exc, Timeout):
+        Unit.timeouts += 1
+        return "timeout", "no answer within %.3g s of CPU time (or %.3g s of wall time)" % (
+            plan["timeout"], plan["timeout"] * WALL_FACTOR)
+    if isinstance(exc, Crash):
+        return ("memory" if exc.memory else "crash"), str(exc)
+    if isinstance(exc, CandidateError):
+        if exc.name == "MemoryError":
+            return "memory", "MemoryError"
+        return "error", str(exc)[:1000]
+    return "error", ("%s: %s" % (type(exc).__name__, exc))[:1000]
+
+
+def source_of(stmt, text):
+    seg = ast.get_source_segment(text, stmt) or ast.unparse(stmt)
+    return " ".join(seg.split())
+
+
+def run_assert(stmt, ns, text):
+    """Run one test statement in the driver: (status, detail)."""
+    test = stmt.test if isinstance(stmt, ast.Assert) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in OPS:
+        left = eval(compile(ast.Expression(test.left), "<test>", "eval"), ns)
+        right = eval(compile(ast.Expression(test.comparators[0]), "<test>", "eval"), ns)
+        if OPS[type(test.ops[0])](left, right):
+            return "passed", None
+        if isinstance(test.ops[0], ast.Eq):
+            return "failed", "expected %s, got %s" % (plain.short(right), plain.short(left))
+        return "failed", "%s: %s %s %s is false" % (source_of(stmt, text)[:200], plain.short(left),
+                                                     SYMBOLS.get(type(test.ops[0]), "?"), plain.short(right))
+    try:
+        exec(compile(ast.Module([stmt], []), "<test>", "exec"), ns)
+    except AssertionError as e:
+        return "failed", (str(e) or source_of(stmt, text))[:1000]
+    return "passed", None
+
+
+def in_process(candidate, setup, stmt, text, bind):
+    reply = candidate.request({"op": "unit", "setup": setup, "code": source_of_block(stmt, text),
+                               "bind": bind}, Unit.deadline)
+    if reply.get("assert") == "passed":
+        return "passed", None
+    if reply.get("assert") == "failed":
+        return "failed", (reply.get("detail") or source_of(stmt, text))[:1000]
+    raise CandidateError(str(reply.get("exc", "Error")), str(reply.get("msg", "")))
+
+
+def source_of_block(stmt, text):
+    return ast.unparse(stmt)
+
+
+def run_prelude(text, ns):
+    """The prompt's (or MBPP's set-up) code, for its helpers: trusted, from the task.
+    A prompt may end in a bare signature; then its last function gets a body."""
+    for attempt in (text, text + "\n    pass\n"):
+        try:
+            code = compile(attempt, "<prelude>", "exec")
+        except SyntaxError:
+            continue
+        exec(code, ns)
+        return
+
+
+def code_tests(candidate):
+    """HumanEval's check(candidate) or MBPP's asserts, one test per statement with an assert."""
+    text = plan["test_code"]
+    tree = ast.parse(text)
+    check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"), None)
+    entry = plan["entry_point"]
+    ns = {}
+    setup = [n for n in tree.body if n is not check] if check else []
+    body = check.body if check else tree.body
+    try:
+        run_prelude(plan.get("prelude") or "", ns)
+        exec(compile(ast.Module(setup, []), "<test>", "exec"), ns)
+        driver_side = True
+    except NameError:
+        # The set-up builds objects of the candidate's own classes (MBPP's
+        # trees and linked lists): these tests can only run in its process.
+        driver_side = False
+    bind = {entry: entry}
+    ns[entry] = proxy(candidate, entry)
+    if check and check.args.args:
+        param = check.args.args[0].arg
+        ns[param] = ns[entry]
+        bind[param] = entry
+    setup_src = (plan.get("prelude") or "") + "\n" + "\n".join(ast.unparse(n) for n in setup)
+    pending = None
+    for stmt in body:
+        Unit.start()
+        if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant):
+            continue  # "assert True": tests nothing
+        if not any(isinstance(n, ast.Assert) for n in ast.walk(stmt)):
+            try:
+                if driver_side:
+                    exec(compile(ast.Module([stmt], []), "<test>", "exec"), ns)
+            except Exception as e:
+                pending = judge(e)
+            setup_src += "\n" + ast.unparse(stmt)
+            continue
+        name = "L%d: %s" % (stmt.lineno, source_of(stmt, text))[:120]
+        inside = False
+        if exhausted():
+            status, detail = exhausted()
+        elif pending:
+            status, detail = pending
+            pending = None
+        else:
+            try:
+                if not driver_side:
+                    raise Unproxyable("the set-up needs the candidate's own names")
+                status, detail = run_assert(stmt, ns, text)
+            except (NameError, Unproxyable):
+                inside = True
+                try:
+                    status, detail = in_process(candidate, setup_src, stmt, text, bind)
+                except Exception as e:
+                    status, detail = judge(e)
+            except Exception as e:
+                status, detail = judge(e)
+        send({"test": name, "status": status, "detail": detail, "in_process": inside})
+
+
+def generate(spec, rng, depth=0):
+    """One value from a generator spec (docs/tasks.md), drawn from RNG."""
+    if depth > 20:
+        raise ValueError("generator nested too deeply")
+    (kind, arg), = spec.items()
+    if kind == "int":
+        return rng.randint(arg[0], arg[1])
+    if kind == "float":
+        return rng.uniform(arg[0], arg[1])
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "choice":
+        return plain.decode(rng.choice(arg))
+    if kind == "str":
+        lo, hi = arg.get("len", [0, 10])
+        alphabet = arg.get("alphabet", "abcdefghijklmnopqrstuvwxyz")
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(lo, hi)))
+    if kind == "list":
+        lo, hi = arg.get("len", [0, 10])
+        return [generate(arg["of"], rng, depth + 1) for _ in range(rng.randint(lo, hi))]
+    if kind == "tuple":
+        return tuple(generate(s, rng, depth + 1) for s in arg)
+    if kind == "dict":
+        lo, hi = arg.get("len", [0, 10])
+        return {generate(arg["keys"], rng, depth + 1): generate(arg["values"], rng, depth + 1)
+                for _ in range(rng.randint(lo, hi))}
+    raise ValueError("unknown generator %r" % kind)
+
+
+def cases(t):
+    """(case name, args) for a test: itself, or a property test's generated inputs."""
+    if t.get("generator") is None:
+        return [(t["name"], plain.decode(t["args"]))]
+    import random
+    rng = random.Random("%s/%s" % (plan.get("seed", 0), t["name"]))
+    specs = t["generator"]["args"]
+    return [("%s#%d" % (t["name"], i), [generate(s, rng) for s in specs]) for i in range(t.get("cases", 20))]
+
+
+def native_tests(candidate):
+    call = proxy(candidate, plan["entry_point"])
+    oracle = plan.get("mode") == "oracle"
+    expected = plan.get("expected") or {}
+    for t in plan["tests"]:
+        out = {"test": t["name"], "in_process": False, "status": "passed", "detail": None}
+        values = {}
+        if exhausted():
+            out["status"], out["detail"] = exhausted()
+            send(out)
+            continue
+        for name, args in cases(t):
+            Unit.start()
+            try:
+                got = call(*args)
+                if oracle:
+                    values[name] = plain.encode(got)
+                    continue
+                want = plain.decode(t["expected"]) if t.get("expected") is not None else \
+                    plain.decode(expected[name]) if name in expected else None
+                if name not in expected and t.get("expected") is None:
+                    out.update(status="error", detail="no expected value for %s" % name)
+                elif got != want:
+                    out.update(status="failed", detail="for %s: expected %s, got %s" % (
+                        plain.short(args, 300), plain.short(want), plain.short(got)))
+            except Exception as e:
+                out["status"], out["detail"] = judge(e)
+                if len(values) or t.get("generator") is not None:
+                    out["detail"] = "for %s: %s" % (plain.short(args, 300), out["detail"])
+            if out["status"] != "passed":
+                break  # the first failing input is the one recorded
+        if oracle:
+            out["values"] = values
+        send(out)
+
+
+C_KINDS = {"int": "i", "long": "i", "long int": "i", "long long": "i", "unsigned": "i", "unsigned int": "i",
+           "unsigned long": "i", "size_t": "i", "int64_t": "i", "short": "i", "double": "d", "float": "d",
+           "bool": "b", "_Bool": "b", "char": "c", "char *": "s"}
+C_CHECK = {"i": "a[%d].kind == SV_INT", "d": "(a[%d].kind == SV_INT || a[%d].kind == SV_FLOAT)",
+           "b": "a[%d].kind == SV_BOOL", "c": "(a[%d].kind == SV_STR && a[%d].len == 1)", "s": "a[%d].kind == SV_STR"}
+C_ARG = {"i": "a[%d].i", "d": "(a[%d].kind == SV_INT ? (double)a[%d].i : a[%d].d)", "b": "a[%d].i != 0",
+         "c": "a[%d].s[0]", "s": "a[%d].s"}
+
+
+def c_type(decl, named):
+    """The kind of a C declaration ("const char *s", "long b"), or None."""
+    import re
+    words = re.sub(r"\bconst\b", " ", decl).replace("*", " * ").split()
+    if named and len(words) > 1 and words[-1] != "*":
+        words = words[:-1]
+    return C_KINDS.get(" ".join(words).replace(" *", " *"))
+
+
+def c_glue(sig):
+    """/tmp/glue.c: check the arguments against SIG, call the candidate, box its answer."""
+    import re
+    m = re.match(r"\s*(.*?)\b([A-Za-z_]\w*)\s*\((.*)\)\s*;?\s*$", sig, re.S)
+    if not m:
+        raise ValueError("cannot read the signature %r" % sig)
+    ret, name, params = c_type(m.group(1), False), m.group(2), m.group(3).strip()
+    params = [] if params in ("", "void") else [p.strip() for p in params.split(",")]
+    kinds = [c_type(p, True) for p in params]
+    if ret is None or None in kinds:
+        raise ValueError("unsupported types in the signature %r" % sig)
+    lines = ["#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>", "#include <string.h>",
+             '#include "harness.h"', sig.strip().rstrip(";") + ";",
+             "int sandeval_call(struct sv *a, int n, struct sv *out, const char **why)", "{",
+             "	if (n != %d) { *why = \"expected %d arguments\"; return -1; }" % (len(kinds), len(kinds))]
+    for i, k in enumerate(kinds):
+        lines.append("	if (!(%s)) { *why = \"argument %d has the wrong type\"; return -1; }"
+                     % (C_CHECK[k].replace("%d", str(i)), i + 1))
+    call = "%s(%s)" % (name, ", ".join(C_ARG[k].replace("%d", str(i)) for i, k in enumerate(kinds)))
+    box = {"i": "out->kind = SV_INT; out->i = (long long)r;", "d": "out->kind = SV_FLOAT; out->d = (double)r;",
+           "b": "out->kind = SV_BOOL; out->i = r ? 1 : 0;",
+           "c": "static char one[2]; one[0] = (char)r; out->kind = SV_STR; out->s = one; out->len = 1;",
+           "s": "out->kind = r ? SV_STR : SV_NULL; out->s = (char *)r; out->len = r ? strlen(r) : 0;"}[ret]
+    ctype = {"i": "long long", "d": "double", "b": "bool", "c": "char", "s": "const char *"}[ret]
+    lines += ["\t%s r = %s;" % (ctype, call), "\t" + box, "\treturn 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def compile_candidate():
+    spec = plan.get("compile")
+    if not spec:
+        return True
+    if plan.get("language") == "c":
+        try:
+            glue = c_glue(plan.get("signature") or "")
+        except ValueError as e:
+            send({"harness_error": str(e)})
+            return False
+        with open("/tmp/glue.c", "w") as f:
+            f.write(glue)
+    import subprocess
+    try:
+        done = subprocess.run(spec, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, cwd="/work", timeout=30)
+    except subprocess.TimeoutExpired:
+        send({"compile": "compile_error", "detail": "the compiler took longer than 30 s"})
+        return False
+    if done.returncode != 0:
+        send({"compile": "compile_error", "detail": done.stdout.decode("utf-8", "replace")[-4000:]})
+        return False
+    return True
+
+
+def main():
+    candidate = Candidate(plan["runner"], first_runner)
+    try:
+        if compile_candidate():
+            if plan.get("test_code"):
+                code_tests(candidate)
+            if plan.get("tests"):
+                native_tests(candidate)
+    finally:
+        candidate.kill()
+    send({"done": True})
+
+
+try:
+    main()
+except BaseException:
+    import traceback
+    send({"harness_error": traceback.format_exc()[-2000:]})
+    sys.exit(3)

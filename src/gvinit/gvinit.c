@@ -1,0 +1,309 @@
+/* gvinit.c - pid 1 inside a gVisor sandbox: builds /work, hands the program its FIFOs, drops to uid 1000, reports its wait status
+ *
+ * A static program: sandeval embeds it and the gVisor backend binds it into
+ * every sandbox at /.sandeval/init (see sandbox-gvisor.c for the whole
+ * picture). It runs as root of the sandbox (gVisor's emulated root, never the
+ * host's) and talks to the supervisor only through host FIFOs in /.sandeval:
+ *   ctl  (write) lines: "I phase\tdetail", "L landlock seccomp", "X" (the
+ *        program was executed), "E message" (setup failed), "S wstatus"
+ *   in, out, err  the program's stdin, stdout and stderr
+ * Usage: init [-p NPROC] [-f N:DEST]... -- PROGRAM [ARG...]
+ *   -p NPROC   the program's RLIMIT_NPROC, set after it became uid 1000
+ *   -f N:DEST  copy /.sandeval/files/N to /work/DEST, read-only (a bind mount)
+ * Order: open the FIFOs -> one tmpfs (/.sandeval-scratch) bound at /work and
+ * /tmp -> injected files -> detach /.sandeval -> fork the program, which drops
+ * the bounding set, groups, uid/gid (to 1000), capabilities, sets
+ * no_new_privs, loads sandeval's seccomp filter and executes. Init reaps
+ * everything and exits when the program ends, which ends the sandbox.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sysfilter.h"
+
+#define DIR_CTL "/.sandeval"
+#define SCRATCH "/.sandeval-scratch"
+#define UID 1000
+#define GID 1000
+
+static int ctl = -1;
+
+static void msg(char type, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	line[0] = type;
+	va_start(ap, fmt);
+	n = vsnprintf(line + 1, sizeof(line) - 2, fmt, ap);
+	va_end(ap);
+	if (n < 0 || ctl < 0)
+		return;
+	n = n + 1 > (int)sizeof(line) - 2 ? (int)sizeof(line) - 2 : n + 1;
+	for (int i = 1; i < n; i++)
+		if (line[i] == '\n')
+			line[i] = ' ';
+	line[n++] = '\n';
+	for (char *p = line; n > 0;) {
+		ssize_t w = write(ctl, p, (size_t)n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (int)w;
+	}
+}
+
+__attribute__((format(printf, 1, 2)))
+static _Noreturn void die(const char *fmt, ...)
+{
+	char text[1536];
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg('E', "%s: %s", text, strerror(e));
+	_exit(127);
+}
+
+static int open_fifo(const char *name, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), DIR_CTL "/%s", name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		die("cannot open '%s'", path);
+	return fd;
+}
+
+static void mkdirs(char *path)
+{
+	for (char *p = strchr(path + strlen("/work/"), '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			die("cannot create '%s'", path);
+		if (chown(path, UID, GID) < 0)
+			die("cannot chown '%s'", path);
+		*p = '/';
+	}
+}
+
+/* -f N:DEST: copy the host's copy into /work and put it behind a read-only bind. */
+static unsigned long long inject(const char *spec)
+{
+	char src[64], dst[4200];
+	const char *colon = strchr(spec, ':');
+	const char *rel;
+	unsigned long long bytes = 0;
+	struct stat sb;
+	int in, out;
+
+	if (!colon || colon - spec > 20)
+		die("bad -f '%s'", spec);
+	snprintf(src, sizeof(src), DIR_CTL "/files/%.*s", (int)(colon - spec), spec);
+	rel = colon + 1;
+	if (strncmp(rel, "/work/", 6) == 0)
+		rel += 6;
+	snprintf(dst, sizeof(dst), "/work/%s", rel);
+	mkdirs(dst);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || fstat(in, &sb) < 0)
+		die("cannot open '%s'", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
+	if (out < 0)
+		die("cannot create '%s' (given twice, or its parent is a file?)", dst);
+	for (;;) {
+		char buf[65536];
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("cannot read '%s'", src);
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				die("cannot copy into '%s' (does it fit in --tmpfs?)", dst);
+			off += w;
+		}
+		bytes += (unsigned long long)n;
+	}
+	close(in);
+	close(out);
+	if (mount(dst, dst, NULL, MS_BIND | MS_RDONLY, NULL) < 0)
+		die("cannot bind '%s'", dst);
+	return bytes;
+}
+
+static void scratch(void)
+{
+	if (mkdir(SCRATCH "/work", 0755) < 0 || chown(SCRATCH "/work", UID, GID) < 0 ||
+	    mkdir(SCRATCH "/tmp", 01777) < 0 || chmod(SCRATCH "/tmp", 01777) < 0)
+		die("cannot prepare the /work and /tmp tmpfs");
+	if (mount(SCRATCH "/work", "/work", NULL, MS_BIND, NULL) < 0 ||
+	    mount(SCRATCH "/tmp", "/tmp", NULL, MS_BIND, NULL) < 0)
+		die("cannot bind the /work and /tmp tmpfs");
+	/* as on the native backend, /dev/shm is /tmp */
+	if (access("/dev/shm", F_OK) == 0 && mount(SCRATCH "/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
+		die("cannot bind /tmp at /dev/shm");
+	if (umount2(SCRATCH, MNT_DETACH) < 0)
+		die("cannot detach '%s'", SCRATCH);
+}
+
+static void set_caps_zero(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) < 0)
+		die("capset");
+}
+
+/* The program's process: constrain, then execute. Errors go to EPIPE_FD. */
+static _Noreturn void run_program(char **argv, int fds[3], long nproc)
+{
+	struct sd_error err = { 0 };
+	const struct sysfilter *filter = sysfilter_prebuilt();
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			die("dup2");
+	if (chdir("/work") < 0)
+		die("chdir /work");
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap) < 0 && errno != EINVAL)
+			die("cannot drop capability %d from the bounding set", cap);
+	if (setgroups(0, NULL) < 0 || setresgid(GID, GID, GID) < 0 || setresuid(UID, UID, UID) < 0)
+		die("cannot become uid %d", UID);
+	set_caps_zero();
+	if (nproc >= 0) {
+		struct rlimit rl = { (rlim_t)nproc, (rlim_t)nproc };
+
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			die("cannot set RLIMIT_NPROC");
+	}
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("cannot set no_new_privs");
+	if (sysfilter_install(filter, &err) < 0) {
+		msg('E', "%s", err.msg);
+		_exit(127);
+	}
+	msg('I', "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
+	    "seccomp allowlist of %d calls inside gVisor, rlimits; uid %d", sysfilter_allowed(filter), UID);
+	msg('L', "0 %d", sysfilter_allowed(filter));
+	execvp(argv[0], argv);
+	die("cannot execute '%s'", argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long bytes = 0;
+	int fds[3], argi = 1, nfiles = 0;
+	long nproc = -1;
+	pid_t pid;
+
+	signal(SIGPIPE, SIG_IGN);
+	ctl = open_fifo("ctl", O_WRONLY);
+	/* stdin: the supervisor holds a writer until the program started */
+	fds[0] = open_fifo("in", O_RDONLY | O_NONBLOCK);
+	if (fcntl(fds[0], F_SETFL, 0) < 0)
+		die("fcntl");
+	fds[1] = open_fifo("out", O_WRONLY);
+	fds[2] = open_fifo("err", O_WRONLY);
+	/* runsc's own stdio: nothing of ours goes there */
+	for (int i = 0; i < 3; i++) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd < 0 || dup2(fd, i) < 0)
+			die("cannot open /dev/null");
+		if (fd > 2)
+			close(fd);
+	}
+	scratch();
+	for (; argi < argc && strcmp(argv[argi], "--") != 0; argi++) {
+		if (argi + 1 >= argc)
+			die("bad argument '%s'", argv[argi]);
+		if (strcmp(argv[argi], "-p") == 0) {
+			nproc = strtol(argv[++argi], NULL, 10);
+		} else if (strcmp(argv[argi], "-f") == 0) {
+			bytes += inject(argv[++argi]);
+			nfiles++;
+		} else {
+			die("bad argument '%s'", argv[argi]);
+		}
+	}
+	if (argi + 1 >= argc) {
+		errno = EINVAL;
+		die("no program");
+	}
+	if (umount2(DIR_CTL, MNT_DETACH) < 0)
+		die("cannot detach '%s'", DIR_CTL);
+	msg('I', "inject\t%d file(s), %llu bytes, read-only under /work; /work and /tmp share one tmpfs", nfiles, bytes);
+
+	int p[2];
+	char buf[1];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("cannot fork the program");
+	if (pid == 0) {
+		close(p[0]);
+		run_program(argv + argi + 1, fds, nproc);
+	}
+	close(p[1]);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	/* EOF once the program's execve closed p[1] (or it died trying). */
+	while (read(p[0], buf, 1) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	msg('X', "%s", argv[argi + 1]);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL);
+
+		if (w == pid) {
+			msg('S', "%d", st);
+			_exit(0);
+		}
+		if (w < 0 && errno != EINTR)
+			_exit(1);
+	}
+}

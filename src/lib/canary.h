@@ -1,0 +1,14 @@
+/* canary.h - programs with known outcomes, run before any score is reported */
+#ifndef SANDEVAL_CANARY_H
+#define SANDEVAL_CANARY_H
+
+#include "error.h"
+#include "eval.h"
+
+/* Run a known-good program (must pass), a known-bad one (must fail), an
+ * infinite loop (must time out) and a memory hog (must hit the memory limit)
+ * through the same evaluation path as the samples. Returns 0 when each came
+ * out as it must, else -1 with what came out wrong. */
+int canary_check(const struct eval_options *o, struct sd_error *err);
+
+#endif

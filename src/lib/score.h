@@ -1,0 +1,32 @@
+/* score.h - the versioned scoring formula, aggregates and the unbiased pass@k estimator */
+#ifndef SANDEVAL_SCORE_H
+#define SANDEVAL_SCORE_H
+
+#include <stddef.h>
+
+#include "result.h"
+
+/* Bumped whenever a formula below changes; stored with every run (docs/scoring.md). */
+#define SCORE_FORMULA_VERSION "1"
+
+/* Fill r->score, r->score_public, r->score_holdout and r->passed from its
+ * tests: weighted pass rate (harness errors excluded from numerator and
+ * denominator), times 0.5 when any test timed out. */
+void score_sample(struct sample_result *r);
+
+/* The weight of a test of tier T when its task gives none (a weight that is
+ * not a positive finite number): canonical 1.0, edge 1.5, property 1.0. */
+double score_tier_weight(enum test_tier t);
+
+/* 1 - C(n-c, k) / C(n, k), computed as 1 - prod_{i=n-c+1}^{n} (1 - k/i);
+ * NAN when k > n or k < 1 (never silently clamped). */
+double pass_at_k(int n, int c, int k);
+
+struct score_summary {
+	size_t n;		/* samples scored (harness errors excluded) */
+	double mean, median, p10;
+};
+/* Mean, median and 10th percentile (nearest-rank) of SCORES; NAN when n = 0. */
+void score_summarize(const double *scores, size_t n, struct score_summary *out);
+
+#endif

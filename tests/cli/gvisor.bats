@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# gvisor.bats: what is particular to --backend gvisor (platform, runsc's own state and cgroups, how OOM surfaces)
+# and the firecracker refusal. The shared isolation and limit suite is exec.bats, run with SANDEVAL_BACKEND=gvisor.
+
+# shellcheck disable=SC2030,SC2031,SC2034 # bats runs each test in a subshell
+load helpers
+
+setup_file() {
+	check_prerequisites
+	# gVisor needs cgroups (as root here; an ordinary user has none on this v1 host)
+	GVISOR_SKIP=
+	if ! command -v runsc >/dev/null; then
+		GVISOR_SKIP="runsc is not installed (apt-get install runsc)"
+	elif ! "$SANDEVAL" exec --backend gvisor -- /bin/true >/dev/null 2>"$BATS_FILE_TMPDIR/gv.err" </dev/null; then
+		GVISOR_SKIP="gvisor cannot run here: $(cat "$BATS_FILE_TMPDIR/gv.err")"
+	fi
+	export GVISOR_SKIP
+}
+
+setup() {
+	TAG=$(new_tag)
+	bad=()
+	[[ -z $GVISOR_SKIP || $BATS_TEST_DESCRIPTION == firecracker* || $BATS_TEST_DESCRIPTION == *"usage errors"* ||
+		$BATS_TEST_DESCRIPTION == *"without cgroups"* ]] ||
+		skip "$GVISOR_SKIP"
+}
+
+teardown() {
+	[[ -n ${SBX_PID-} ]] && kill -9 "$SBX_PID" 2>/dev/null || true
+	return 0
+}
+
+# gv OPTION... -- PROGRAM...: sbx under gVisor whatever SANDEVAL_BACKEND says
+gv() {
+	local BACKEND_OPTS=(--backend gvisor)
+	sbx "$@"
+}
+
+@test "gvisor: the result says which platform ran, and --platform picks one" {
+	gv --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" exit 0
+	expect_status ok
+	assert_eq "$(j .backend)" gvisor "backend"
+	assert_eq "$(j .isolation.platform)" ptrace "platform chosen here (kvm hangs under nested virtualization)"
+	gv --platform ptrace --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" exit 0
+	expect_status ok
+	assert_eq "$(j .isolation.platform)" ptrace "platform asked for"
+	assert_eq "$(j .isolation.seccomp_syscalls)" "$(sbx --backend native -- /bin/true; j .isolation.seccomp_syscalls)" \
+		"the same seccomp allowlist inside gVisor"
+}
+
+@test "gvisor: bad --platform values are usage errors" {
+	local line want args
+	while IFS='|' read -r want line; do
+		eval "args=($line)"
+		json=$("$SANDEVAL" exec "${args[@]}" 2>"$BATS_TEST_TMPDIR/err" </dev/null) && rc=0 || rc=$?
+		err=$(cat "$BATS_TEST_TMPDIR/err")
+		[[ $rc == 2 && $err == *"$want"* ]] || case_fail "exec $line: exit $rc: $err"
+		[[ -z $json ]] || case_fail "exec $line printed a result"
+	done <<-'EOF'
+		systrap|--backend gvisor --platform systrap -- /bin/true
+		gvisor only|--platform ptrace -- /bin/true
+		available: native, gvisor, firecracker|--backend nosuch -- /bin/true
+	EOF
+	report_cases
+}
+
+@test "firecracker: refused at once, naming what is missing" {
+	json=$("$SANDEVAL" exec --backend firecracker -- /bin/true 2>"$BATS_TEST_TMPDIR/err" </dev/null) && rc=0 || rc=$?
+	err=$(cat "$BATS_TEST_TMPDIR/err")
+	assert_eq "$rc" 2 "exit status"
+	[[ $err == *"firecracker"* && ($err == *"firecracker binary"* || $err == *"/dev/kvm"* || $err == *"not implemented"*) ]] ||
+		flunk "message does not say what is missing: $err"
+	[[ -z $json ]] || flunk "a result was printed"
+}
+
+@test "gvisor: an out-of-memory kill of the sandbox is still memory_limit" {
+	gv --memory 64M --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" memhog 256
+	# the host OOM killer kills gVisor's Sentry: no wait status from inside,
+	# the run's memory cgroup counts the kill
+	expect_status memory_limit
+	assert_eq "$(j .signal)" 9 "signal"
+	# (the kernel may charge a page or two past the limit before it kills)
+	(($(j .peak_memory_bytes) <= 65 * 1048576)) || flunk "peak $(j .peak_memory_bytes) above the limit"
+}
+
+@test "gvisor: without cgroups it refuses, naming why (an ordinary user on this v1 host)" {
+	is_root && skip "root has cgroups here"
+	json=$("$SANDEVAL" exec --backend gvisor -- /bin/true 2>"$BATS_TEST_TMPDIR/err" </dev/null) && rc=0 || rc=$?
+	err=$(cat "$BATS_TEST_TMPDIR/err")
+	assert_eq "$rc" 2 "exit status"
+	[[ $err == *"needs cgroup CPU and memory control"* ]] || flunk "message: $err"
+}
+
+@test "gvisor: runsc leaves no state directory, no cgroup and no process behind" {
+	local before_cg after_cg
+	before_cg=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | grep -v sandeval- | sort)
+	snapshot_host
+	gv --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" exit 0
+	expect_status ok
+	local id
+	id=$(j .sandbox_id)
+	gv --wall-time 0.5 --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" sleep 10
+	expect_status wall_limit
+	after_cg=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | grep -v sandeval- | sort)
+	local new
+	new=$(comm -13 <(echo "$before_cg") <(echo "$after_cg") | grep -iE 'runsc|gvisor|sandeval' || true)
+	[[ -z $new ]] || flunk "cgroups runsc made are left: $new"
+	files_naming "$id" | grep -q . && flunk "files of run $id left: $(files_naming "$id")"
+	[[ ! -e /var/run/runsc ]] || [[ -z $(ls /var/run/runsc 2>/dev/null) ]] || flunk "runsc's default state dir was used"
+	assert_no_residue "$id" "$(j .sandbox_id)"
+}
+
+@test "gvisor: kill -9 of sandeval mid-run, then sandeval gc: runsc processes, state and cgroups gone" {
+	"$SANDEVAL" gc >/dev/null 2>&1 || true
+	snapshot_host
+	"$SANDEVAL" exec --backend gvisor --wall-time 60 --cpu-time 60 --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" sleep 30 "$TAG" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	SBX_PID=$!
+	local BACKEND=gvisor ids pids deadline=$((SECONDS + 15))
+	while ((SECONDS < deadline)); do
+		ids=$(gvisor_ids "$TAG")
+		[[ -n $ids ]] && pids=$(run_pids "$ids") && [[ $pids == *$'\n'* ]] &&
+			sentry_pid "$(head -n 1 <<<"$pids")" >/dev/null && break
+		sleep 0.1
+	done
+	[[ -n $ids ]] || flunk "the run never started"
+	sleep 0.3
+	pids=$(run_pids "$ids")
+	kill -9 "$SBX_PID"
+	wait "$SBX_PID" || true
+	SBX_PID=
+	"$SANDEVAL" gc >/dev/null || flunk "sandeval gc failed"
+	local p
+	for p in $pids; do
+		! alive "$p" || flunk "host pid $p of the run survived gc: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+	done
+	[[ ! -e /run/sandeval/$ids.gvisor && ! -e ${XDG_RUNTIME_DIR:-/nonexistent}/sandeval/$ids.gvisor &&
+		! -e /tmp/sandeval-$(id -u)/$ids.gvisor ]] || flunk "the run's directory is left"
+	assert_no_residue "$ids"
+}

