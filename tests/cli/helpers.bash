@@ -31,6 +31,8 @@ sbx() {
 	t1=$(date +%s%N)
 	elapsed_ms=$(((t1 - t0) / 1000000))
 	err=$(cat "$BATS_TEST_TMPDIR/sbx.err")
+	# every run this test starts, for assert_no_residue
+	jq -r '.sandbox_id // empty' <<<"$json" 2>/dev/null >>"$BATS_TEST_TMPDIR/ids" || true
 }
 
 # probe [OPTION...] -- MODE [ARG...]: sbx with the probe injected at $IN_PROBE.
@@ -280,6 +282,21 @@ not_busy() {
 	done
 }
 
+# Keep the lines of stdin that name no sandbox id, or the id of a run this
+# test started (sbx records them; IDS are the others it knows of): items of
+# runs that other sandevals on this machine started are theirs to clean.
+ours() {
+	local line id
+	while IFS= read -r line; do
+		id=$(grep -oE '[0-9a-f]{32}' <<<"$line" | head -n 1) || true
+		if [[ -n $id ]] && ! grep -qx "$id" "$BATS_TEST_TMPDIR/ids" 2>/dev/null &&
+			[[ " $OUR_IDS " != *" $id "* ]]; then
+			continue
+		fi
+		echo "$line"
+	done
+}
+
 # Keep the lines of stdin that do not name a live run other than ours.
 not_live() {
 	local line id
@@ -295,7 +312,7 @@ not_live() {
 # cgroup, host mount or state file at all, except those of runs still live
 # (someone else's sandeval running at the same time on this shared machine).
 assert_no_residue() {
-	local cg mounts files id
+	local cg mounts files id OUR_IDS="$*"
 	# Other sandevals on this machine may be mid-way through removing their
 	# cgroups (or sweeping a busy one): only what stays for seconds is residue.
 	# A cgroup that holds processes belongs to a run still going (another
@@ -303,7 +320,7 @@ assert_no_residue() {
 	local try
 	for try in 1 2 3 4 5 6 7 8; do
 		cg=$({
-			comm -13 "$BATS_TEST_TMPDIR/cgroups.before" <(sandeval_cgroups) | not_live | not_busy
+			comm -13 "$BATS_TEST_TMPDIR/cgroups.before" <(sandeval_cgroups) | not_live | not_busy | ours
 			for id in "$@"; do sandeval_cgroups | grep -F "sandeval-$id"; done
 		} | sort -u)
 		[[ -z $cg ]] && break
@@ -318,7 +335,7 @@ assert_no_residue() {
 	mounts=$(comm -13 "$BATS_TEST_TMPDIR/mounts.before" <(host_mounts))
 	[[ -z $mounts ]] || flunk "mounts left in the host namespace: $mounts"
 	files=$({
-		comm -13 "$BATS_TEST_TMPDIR/files.before" <(residue_files) | not_live
+		comm -13 "$BATS_TEST_TMPDIR/files.before" <(residue_files) | not_live | ours
 		for id in "$@"; do files_naming "$id"; done
 	} | sort -u)
 	[[ -z $files ]] || flunk "files left: $files"
