@@ -253,10 +253,11 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* rmdir, retrying while the last tasks drain (up to about 2 s). */
+/* rmdir, retrying while the last tasks drain (up to about 10 s: under load the
+ * killed tasks of a dead run can take seconds to be reaped). */
 static int rmdir_retry(const char *dir, struct sd_error *err)
 {
-	for (int i = 0; i < 400; i++) {
+	for (int i = 0; i < 2000; i++) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
