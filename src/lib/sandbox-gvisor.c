@@ -128,8 +128,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	struct sandbox_result *res = ctx->res;
 	struct gvisor *gv = calloc(1, sizeof(*gv));
 	struct sd_error cgerr = { 0 };
-	char name[64];
-	const char *mech;
+	struct sandbox_cg has;
 
 	if (!gv)
 		return sd_error_errno(err, ENOMEM, "provision");
@@ -155,21 +154,12 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!gv->dir)
 		return sd_error_errno(err, ENOMEM, "provision");
 
-	snprintf(name, sizeof(name), "sandeval-%s", res->id);
-	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, &cgerr);
-	if (ctx->cg) {
-		for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
-			if (gc_lock_note(ctx->lock_fd, *d, err) < 0)
-				return -1;
-		gv->cg_memory = cgroup_has(ctx->cg, CG_MEMORY);
-		gv->cg_pids = cgroup_has(ctx->cg, CG_PIDS);
-		gv->cg_cpu = cgroup_has(ctx->cg, CG_CPU);
-		if (gv->cg_memory && cgroup_set_memory(ctx->cg, cfg->memory, err) < 0)
-			return sd_error_wrap(err, "memory limit");
-		if (gv->cg_pids && cgroup_set_pids(ctx->cg, 4 * cfg->pids + GVISOR_TASKS, err) < 0)
-			return sd_error_wrap(err, "pids backstop");
-		snprintf(res->limits_note, sizeof(res->limits_note), "%s", cgroup_note(ctx->cg));
-	}
+	if (sandbox_provision_cgroup(ctx, 4 * cfg->pids + GVISOR_TASKS, &has, &cgerr, err) < 0)
+		return -1;
+	gv->cg_memory = has.memory;
+	gv->cg_pids = has.pids;	/* only a backstop: gVisor enforces --pids itself */
+	gv->cg_cpu = has.cpu;
+	has.pids = false;
 	/* Without cgroups gVisor cannot keep the contract: it does not enforce
 	 * RLIMIT_CPU, the ptrace stubs that run the program's code leave sandeval's
 	 * process tree, and only a slow `runsc delete` could stop them. */
@@ -185,16 +175,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 		return sd_error_errno(err, errno, "cannot create '%s'", gv->dir);
 	sandbox_event(ctx, "provision", "%s; runsc %s, platform %s, network none, state in '%s'",
 		      ctx->cg ? cgroup_mechanism(ctx->cg) : "no cgroup", gv->runsc, res->platform, gv->dir);
-	mech = ctx->cg ? cgroup_mechanism(ctx->cg) : "rlimit";
-	sandbox_add_limit(res, "cpu_time", cfg->cpu_time, "seconds", gv->cg_cpu ? mech : "rlimit");
-	sandbox_add_limit(res, "wall_time", cfg->wall_time, "seconds", "supervisor");
-	sandbox_add_limit(res, "memory", (double)cfg->memory, "bytes", gv->cg_memory ? mech : "rlimit");
-	sandbox_add_limit(res, "pids", (double)cfg->pids, "count", "rlimit");
-	sandbox_add_limit(res, "fds", (double)cfg->fds, "count", "rlimit");
-	sandbox_add_limit(res, "file_size", (double)cfg->file_size, "bytes", "rlimit");
-	sandbox_add_limit(res, "core", 0, "bytes", "rlimit");
-	sandbox_add_limit(res, "tmpfs", (double)cfg->tmpfs, "bytes", "tmpfs");
-	sandbox_add_limit(res, "output", (double)cfg->output, "bytes", "supervisor");
+	sandbox_add_limits(ctx, &has);
 	return 0;
 }
 

@@ -67,8 +67,7 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	struct sandbox_result *res = ctx->res;
 	struct native *nt = calloc(1, sizeof(*nt));
 	struct sd_error cgerr = { 0 };
-	char name[64];
-	const char *mech;
+	struct sandbox_cg has;
 
 	if (!nt)
 		return sd_error_errno(err, ENOMEM, "provision");
@@ -90,39 +89,22 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	}
 	res->host_uid = ctx->host_uid;
 
-	snprintf(name, sizeof(name), "sandeval-%s", res->id);
-	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, &cgerr);
+	/* init is one more task than the program may have */
+	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, &has, &cgerr, err) < 0)
+		return -1;
+	nt->cg_memory = has.memory;
+	nt->cg_pids = has.pids;
+	nt->cg_cpu = has.cpu;
 	if (ctx->cg) {
-		for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
-			if (gc_lock_note(ctx->lock_fd, *d, err) < 0)
-				return -1;
-		nt->cg_memory = cgroup_has(ctx->cg, CG_MEMORY);
-		nt->cg_pids = cgroup_has(ctx->cg, CG_PIDS);
-		nt->cg_cpu = cgroup_has(ctx->cg, CG_CPU);
-		if (nt->cg_memory && cgroup_set_memory(ctx->cg, cfg->memory, err) < 0)
-			return sd_error_wrap(err, "memory limit");
-		/* init is one more task than the program may have */
-		if (nt->cg_pids && cgroup_set_pids(ctx->cg, cfg->pids + 1, err) < 0)
-			return sd_error_wrap(err, "pids limit");
-		snprintf(res->limits_note, sizeof(res->limits_note), "%s", cgroup_note(ctx->cg));
-		sandbox_event(ctx, "provision", "%s cgroup %s (memory %s, pids %s, cpu %s)%s%s",
-			      cgroup_mechanism(ctx->cg), name, nt->cg_memory ? "yes" : "no",
-			      nt->cg_pids ? "yes" : "no", nt->cg_cpu ? "yes" : "no",
+		sandbox_event(ctx, "provision", "%s cgroup sandeval-%s (memory %s, pids %s, cpu %s)%s%s",
+			      cgroup_mechanism(ctx->cg), res->id, has.memory ? "yes" : "no",
+			      has.pids ? "yes" : "no", has.cpu ? "yes" : "no",
 			      res->limits_note[0] ? "; " : "", res->limits_note);
 	} else {
 		snprintf(res->limits_note, sizeof(res->limits_note), "no cgroup, limits fall back to rlimits: %s", cgerr.msg);
 		sandbox_event(ctx, "provision", "%s", res->limits_note);
 	}
-	mech = ctx->cg ? cgroup_mechanism(ctx->cg) : "rlimit";
-	sandbox_add_limit(res, "cpu_time", cfg->cpu_time, "seconds", nt->cg_cpu ? mech : "rlimit");
-	sandbox_add_limit(res, "wall_time", cfg->wall_time, "seconds", "supervisor");
-	sandbox_add_limit(res, "memory", (double)cfg->memory, "bytes", nt->cg_memory ? mech : "rlimit");
-	sandbox_add_limit(res, "pids", (double)cfg->pids, "count", nt->cg_pids ? mech : "rlimit");
-	sandbox_add_limit(res, "fds", (double)cfg->fds, "count", "rlimit");
-	sandbox_add_limit(res, "file_size", (double)cfg->file_size, "bytes", "rlimit");
-	sandbox_add_limit(res, "core", 0, "bytes", "rlimit");
-	sandbox_add_limit(res, "tmpfs", (double)cfg->tmpfs, "bytes", "tmpfs");
-	sandbox_add_limit(res, "output", (double)cfg->output, "bytes", "supervisor");
+	sandbox_add_limits(ctx, &has);
 	return 0;
 }
 

@@ -141,6 +141,48 @@ void sandbox_add_limit(struct sandbox_result *res, const char *name, double valu
 		res->limits[res->n_limits++] = (struct sandbox_limit){ name, value, unit, mechanism };
 }
 
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sandbox_cg *has,
+			     struct sd_error *why, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	char name[64];
+
+	memset(has, 0, sizeof(*has));
+	snprintf(name, sizeof(name), "sandeval-%s", ctx->res->id);
+	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, why);
+	if (!ctx->cg)
+		return 0;
+	for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
+		if (gc_lock_note(ctx->lock_fd, *d, err) < 0)
+			return -1;
+	has->memory = cgroup_has(ctx->cg, CG_MEMORY);
+	has->pids = cgroup_has(ctx->cg, CG_PIDS);
+	has->cpu = cgroup_has(ctx->cg, CG_CPU);
+	if (has->memory && cgroup_set_memory(ctx->cg, cfg->memory, err) < 0)
+		return sd_error_wrap(err, "memory limit");
+	if (has->pids && cgroup_set_pids(ctx->cg, pids_max, err) < 0)
+		return sd_error_wrap(err, "pids limit");
+	snprintf(ctx->res->limits_note, sizeof(ctx->res->limits_note), "%s", cgroup_note(ctx->cg));
+	return 0;
+}
+
+void sandbox_add_limits(struct sandbox_ctx *ctx, const struct sandbox_cg *has)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	const char *mech = ctx->cg ? cgroup_mechanism(ctx->cg) : "rlimit";
+
+	sandbox_add_limit(res, "cpu_time", cfg->cpu_time, "seconds", has->cpu ? mech : "rlimit");
+	sandbox_add_limit(res, "wall_time", cfg->wall_time, "seconds", "supervisor");
+	sandbox_add_limit(res, "memory", (double)cfg->memory, "bytes", has->memory ? mech : "rlimit");
+	sandbox_add_limit(res, "pids", (double)cfg->pids, "count", has->pids ? mech : "rlimit");
+	sandbox_add_limit(res, "fds", (double)cfg->fds, "count", "rlimit");
+	sandbox_add_limit(res, "file_size", (double)cfg->file_size, "bytes", "rlimit");
+	sandbox_add_limit(res, "core", 0, "bytes", "rlimit");
+	sandbox_add_limit(res, "tmpfs", (double)cfg->tmpfs, "bytes", "tmpfs");
+	sandbox_add_limit(res, "output", (double)cfg->output, "bytes", "supervisor");
+}
+
 void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, ...)
 {
 	struct sandbox_result *res = ctx->res;
