@@ -20,6 +20,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "rouge.h"
 #include "sandbox.h"
 #include "score.h"
 #include "util.h"
@@ -438,8 +439,11 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	out->sample_id = strdup(sample->sample_id);
 	out->model = sample->model ? strdup(sample->model) : NULL;
 	out->task_class = strdup(task->class ? task->class : "default");
+	out->completion = strdup(sample->code ? sample->code : "");
+	out->rouge_l = task->reference && sample->code ? rouge_l(sample->code, task->reference) : NAN;
+	out->composite = NAN;
 	out->started_ms = epoch_ms();
-	if (!out->task_id || !out->sample_id || !out->task_class || !source)
+	if (!out->task_id || !out->sample_id || !out->task_class || !source || !out->completion)
 		return sd_error_errno(err, ENOMEM, "eval");
 	rn = load_runner(dir, task->language ? task->language : "python", &e);
 	plan = rn ? build_plan(task, rn, expected, o, false) : NULL;

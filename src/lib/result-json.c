@@ -45,6 +45,23 @@ json_t *sample_result_to_json(const struct sample_result *r)
 		"latency_ms", (json_int_t)r->latency_ms, "cpu_ms", (json_int_t)r->cpu_ms,
 		"peak_memory_bytes", (json_int_t)r->peak_memory_bytes,
 		"started_ms", (json_int_t)r->started_ms, "finished_ms", (json_int_t)r->finished_ms);
+	if (o) {
+		json_t *f = json_array();
+
+		for (size_t i = 0; i < r->n_findings; i++) {
+			const struct lint_finding *x = &r->findings[i];
+
+			json_array_append_new(f, json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:s?}",
+				"tool", x->tool, "rule", x->rule, "category", x->category,
+				"severity", lint_severity_name(x->severity), "line", x->line, "message", x->message));
+		}
+		json_object_set_new(o, "completion", r->completion ? json_string(r->completion) : json_null());
+		json_object_set_new(o, "rouge_l", num(r->rouge_l));
+		json_object_set_new(o, "lint", json_string(lint_status_name(r->lint)));
+		json_object_set_new(o, "lint_detail", r->lint_detail ? json_string(r->lint_detail) : json_null());
+		json_object_set_new(o, "findings", f);
+		json_object_set_new(o, "composite", num(r->composite));
+	}
 	return o;
 }
 
@@ -72,6 +89,30 @@ int sample_result_from_json(json_t *o, struct sample_result *r)
 	r->peak_memory_bytes = json_integer_value(json_object_get(o, "peak_memory_bytes"));
 	r->started_ms = json_integer_value(json_object_get(o, "started_ms"));
 	r->finished_ms = json_integer_value(json_object_get(o, "finished_ms"));
+	r->completion = get_str(o, "completion");
+	r->rouge_l = get_num(o, "rouge_l");
+	r->composite = get_num(o, "composite");
+	r->lint_detail = get_str(o, "lint_detail");
+	{
+		int ls = lint_status_parse(json_string_value(json_object_get(o, "lint")));
+		json_t *fs = json_object_get(o, "findings"), *f;
+
+		r->lint = ls < 0 ? LINT_NONE : (enum lint_status)ls;
+		r->findings = calloc(json_array_size(fs) + 1, sizeof(*r->findings));
+		if (!r->findings)
+			return -1;
+		json_array_foreach(fs, i, f) {
+			struct lint_finding *x = &r->findings[r->n_findings++];
+			int sev = lint_severity_parse(json_string_value(json_object_get(f, "severity")));
+
+			x->tool = get_str(f, "tool");
+			x->rule = get_str(f, "rule");
+			x->category = get_str(f, "category");
+			x->message = get_str(f, "message");
+			x->severity = sev < 0 ? LINT_SEV_ERROR : (enum lint_severity)sev;
+			x->line = (int)json_integer_value(json_object_get(f, "line"));
+		}
+	}
 	r->tests = calloc(json_array_size(tests) + 1, sizeof(*r->tests));
 	if (!r->tests || !r->task_id || !r->sample_id)
 		return -1;

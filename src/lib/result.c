@@ -25,15 +25,67 @@ const char *test_status_name(enum test_status s)
 	return status_names[s];
 }
 
+static int parse_name(const char *const *names, size_t n, const char *name);
+
 int test_status_parse(const char *name)
 {
-	if (!name)
-		return -1;
-	for (size_t i = 0; i < N_STATUS; i++) {
-		if (status_names[i] && strcmp(status_names[i], name) == 0)
+	return parse_name(status_names, N_STATUS, name);
+}
+
+static const char *const lint_names[] = {
+	[LINT_NONE] = "none",
+	[LINT_PASSED] = "passed",
+	[LINT_FAILED] = "failed",
+	[LINT_UNAVAILABLE] = "unavailable",
+	[LINT_ERROR] = "error",
+};
+
+static const char *const severity_names[] = {
+	[LINT_SEV_STYLE] = "style",
+	[LINT_SEV_WARNING] = "warning",
+	[LINT_SEV_ERROR] = "error",
+};
+
+static int parse_name(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++) {
+		if (names[i] && strcmp(names[i], name) == 0)
 			return (int)i;
 	}
 	return -1;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *lint_status_name(enum lint_status s)
+{
+	return (unsigned)s < N_OF(lint_names) ? lint_names[s] : "unknown";
+}
+
+int lint_status_parse(const char *name)
+{
+	return parse_name(lint_names, N_OF(lint_names), name);
+}
+
+const char *lint_severity_name(enum lint_severity s)
+{
+	return (unsigned)s < N_OF(severity_names) ? severity_names[s] : "unknown";
+}
+
+int lint_severity_parse(const char *name)
+{
+	return parse_name(severity_names, N_OF(severity_names), name);
+}
+
+void lint_finding_release(struct lint_finding *f)
+{
+	if (!f)
+		return;
+	free(f->tool);
+	free(f->rule);
+	free(f->category);
+	free(f->message);
+	memset(f, 0, sizeof(*f));
 }
 
 void sample_result_release(struct sample_result *r)
@@ -51,5 +103,10 @@ void sample_result_release(struct sample_result *r)
 	free(r->task_class);
 	free(r->he_result);
 	free(r->sandbox_ids);
+	free(r->completion);
+	free(r->lint_detail);
+	for (size_t i = 0; i < r->n_findings; i++)
+		lint_finding_release(&r->findings[i]);
+	free(r->findings);
 	memset(r, 0, sizeof(*r));
 }

@@ -67,6 +67,7 @@ void score_sample(struct sample_result *r)
 		acc_add(t->visibility == VIS_HOLDOUT ? &hold : &pub, t);
 	}
 	r->harness_error = r->harness_error || all.n == 0;
+	r->composite = NAN;
 	if (r->harness_error) {
 		r->score = r->score_public = r->score_holdout = NAN;
 		r->passed = false;
@@ -76,6 +77,15 @@ void score_sample(struct sample_result *r)
 	r->score_public = acc_score(&pub);
 	r->score_holdout = acc_score(&hold);
 	r->passed = all.n_passed == all.n;
+	if (r->lint == LINT_PASSED || r->lint == LINT_FAILED)
+		r->composite = score_composite(r->score, r->lint == LINT_PASSED ? 1.0 : 0.0);
+}
+
+double score_composite(double correctness, double lint_rate)
+{
+	if (isnan(correctness) || isnan(lint_rate))
+		return NAN;
+	return SCORE_W_CORRECTNESS * correctness + SCORE_W_LINT * lint_rate;
 }
 
 double pass_at_k(int n, int c, int k)

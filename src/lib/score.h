@@ -7,12 +7,21 @@
 #include "result.h"
 
 /* Bumped whenever a formula below changes; stored with every run (docs/scoring.md). */
-#define SCORE_FORMULA_VERSION "1"
+#define SCORE_FORMULA_VERSION "2"
 
-/* Fill r->score, r->score_public, r->score_holdout and r->passed from its
- * tests: weighted pass rate (harness errors excluded from numerator and
- * denominator), times 0.5 when any test timed out. */
+/* Composite = 0.7 correctness + 0.3 linter pass rate (formula 2). */
+#define SCORE_W_CORRECTNESS 0.7
+#define SCORE_W_LINT 0.3
+
+/* Fill r->score, r->score_public, r->score_holdout, r->passed and
+ * r->composite from its tests and r->lint: weighted pass rate (harness errors
+ * excluded from numerator and denominator), times 0.5 when any test timed
+ * out; composite only when the sample was linted (passed or failed). */
 void score_sample(struct sample_result *r);
+
+/* 0.7 CORRECTNESS + 0.3 LINT_RATE; NAN when either is NAN (no lint results:
+ * absent, never estimated). Per sample LINT_RATE is 1 or 0 (lint passed). */
+double score_composite(double correctness, double lint_rate);
 
 /* The weight of a test of tier T when its task gives none (a weight that is
  * not a positive finite number): canonical 1.0, edge 1.5, property 1.0. */

@@ -1,13 +1,15 @@
 /* store-sqlite.c - durable records of runs and evaluated samples in SQLite (schema: docs/scoring.md)
  *
- * One database file holds any number of runs. Three tables (schema version 1,
- * kept in PRAGMA user_version so later versions can migrate):
+ * One database file holds any number of runs. Four tables (schema version 2,
+ * kept in PRAGMA user_version; older databases are migrated on open):
  *
  *   runs     one row per run: id, times, model, suite hash, config, seed,
  *            formula and sandeval versions, the tasks and samples paths
  *   samples  one row per evaluated sample, unique (run_id, sample_id); its
  *            rowid keeps the order the samples were recorded in
  *   tests    one row per test of a sample: (run_id, sample_id, idx) -> verdict
+ *   findings one row per lint finding of a sample (version 2, with the
+ *            samples' completion, rouge_l, lint, lint_detail, composite)
  *
  * Durability: WAL journal, synchronous=FULL, and each sample (its row and its
  * tests) is one transaction, so a run killed at any point keeps every sample
@@ -29,7 +31,7 @@
 #include "score.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_APPLICATION_ID 0x53444556	/* "SDEV": this file is a sandeval store */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -82,6 +84,25 @@ static const char *const schema[] = {
 	" in_process INTEGER NOT NULL,"
 	" PRIMARY KEY (run_id, sample_id, idx),"
 	" FOREIGN KEY (run_id, sample_id) REFERENCES samples(run_id, sample_id) ON DELETE CASCADE);",
+	/* 1 -> 2: lint results, the composite score, the completion and its ROUGE-L */
+	"ALTER TABLE samples ADD COLUMN completion TEXT;"
+	"ALTER TABLE samples ADD COLUMN rouge_l REAL;"
+	"ALTER TABLE samples ADD COLUMN lint TEXT NOT NULL DEFAULT 'none';"	/* lint_status_name() */
+	"ALTER TABLE samples ADD COLUMN lint_detail TEXT;"
+	"ALTER TABLE samples ADD COLUMN composite REAL;"
+	"CREATE TABLE findings ("
+	" run_id TEXT NOT NULL,"
+	" sample_id TEXT NOT NULL,"
+	" idx INTEGER NOT NULL,"
+	" tool TEXT NOT NULL,"
+	" rule TEXT,"
+	" category TEXT,"
+	" severity TEXT NOT NULL,"		/* style, warning, error */
+	" line INTEGER,"
+	" message TEXT,"
+	" PRIMARY KEY (run_id, sample_id, idx),"
+	" FOREIGN KEY (run_id, sample_id) REFERENCES samples(run_id, sample_id) ON DELETE CASCADE);"
+	"CREATE INDEX runs_started ON runs (started_ms);",
 };
 
 enum stmt_id {
@@ -93,6 +114,9 @@ enum stmt_id {
 	ST_SAMPLE_DONE,
 	ST_SAMPLES_LOAD,
 	ST_TESTS_LOAD,
+	ST_FINDING_INSERT,
+	ST_FINDINGS_LOAD,
+	ST_RUNS_LIST,
 	ST_MAX
 };
 
@@ -105,16 +129,24 @@ static const char *const stmt_sql[ST_MAX] = {
 		" formula_version, sandeval_version, tasks_path, samples_path FROM runs WHERE id = ?1",
 	[ST_SAMPLE_INSERT] = "INSERT INTO samples (run_id, sample_id, task_id, task_class, model,"
 		" sandbox_ids, score, score_public, score_holdout, passed, he_result, harness_error,"
-		" latency_ms, cpu_ms, peak_memory_bytes, started_ms, finished_ms, formula_version)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+		" latency_ms, cpu_ms, peak_memory_bytes, started_ms, finished_ms, formula_version,"
+		" completion, rouge_l, lint, lint_detail, composite)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+		" ?19, ?20, ?21, ?22, ?23)",
 	[ST_TEST_INSERT] = "INSERT INTO tests (run_id, sample_id, idx, name, tier, weight, visibility,"
 		" status, detail, in_process) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_SAMPLE_DONE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND sample_id = ?2",
 	[ST_SAMPLES_LOAD] = "SELECT sample_id, task_id, task_class, model, sandbox_ids, score,"
 		" score_public, score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms,"
-		" peak_memory_bytes, started_ms, finished_ms FROM samples WHERE run_id = ?1 ORDER BY id",
+		" peak_memory_bytes, started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite"
+		" FROM samples WHERE run_id = ?1 ORDER BY id",
 	[ST_TESTS_LOAD] = "SELECT idx, name, tier, weight, visibility, status, detail, in_process"
 		" FROM tests WHERE run_id = ?1 AND sample_id = ?2 ORDER BY idx",
+	[ST_FINDING_INSERT] = "INSERT INTO findings (run_id, sample_id, idx, tool, rule, category, severity,"
+		" line, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_FINDINGS_LOAD] = "SELECT tool, rule, category, severity, line, message"
+		" FROM findings WHERE run_id = ?1 AND sample_id = ?2 ORDER BY idx",
+	[ST_RUNS_LIST] = "SELECT id FROM runs ORDER BY started_ms, rowid",
 };
 
 struct store {
@@ -492,6 +524,29 @@ static int put_tests(struct store *s, const char *run_id, const struct sample_re
 	return SQLITE_OK;
 }
 
+static int put_findings(struct store *s, const char *run_id, const struct sample_result *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct lint_finding *f = &r->findings[i];
+		sqlite3_stmt *st = stmt(s, ST_FINDING_INSERT);
+		int rc;
+
+		bind_text(st, 1, run_id);
+		bind_text(st, 2, r->sample_id);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+		bind_text(st, 4, f->tool ? f->tool : "");
+		bind_text(st, 5, f->rule);
+		bind_text(st, 6, f->category);
+		bind_text(st, 7, lint_severity_name(f->severity));
+		sqlite3_bind_int(st, 8, f->line);
+		bind_text(st, 9, f->message);
+		rc = step_done(st);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
 int store_sample_put(struct store *s, const char *run_id, const struct sample_result *r,
 		     struct sd_error *err)
 {
@@ -523,9 +578,16 @@ int store_sample_put(struct store *s, const char *run_id, const struct sample_re
 	sqlite3_bind_int64(st, 16, r->started_ms);
 	sqlite3_bind_int64(st, 17, r->finished_ms);
 	bind_text(st, 18, SCORE_FORMULA_VERSION);
+	bind_text(st, 19, r->completion);
+	bind_real(st, 20, r->rouge_l);
+	bind_text(st, 21, lint_status_name(r->lint));
+	bind_text(st, 22, r->lint_detail);
+	bind_real(st, 23, r->composite);
 	rc = step_done(st);
 	if (rc == SQLITE_OK)
 		rc = put_tests(s, run_id, r);
+	if (rc == SQLITE_OK)
+		rc = put_findings(s, run_id, r);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
@@ -609,6 +671,43 @@ static int load_tests(struct store *s, const char *run_id, struct sample_result 
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
+/* The lint findings of one sample into r->findings; an SQLite code. */
+static int load_findings(struct store *s, const char *run_id, struct sample_result *r, bool *oom)
+{
+	sqlite3_stmt *st = stmt(s, ST_FINDINGS_LOAD);
+	size_t cap = 0;
+	int rc;
+
+	bind_text(st, 1, run_id);
+	bind_text(st, 2, r->sample_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct lint_finding *f;
+		int sev = lint_severity_parse((const char *)sqlite3_column_text(st, 3));
+
+		if (r->n_findings == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			struct lint_finding *nf = realloc(r->findings, ncap * sizeof(*nf));
+
+			if (!nf) {
+				*oom = true;
+				break;
+			}
+			r->findings = nf;
+			cap = ncap;
+		}
+		f = &r->findings[r->n_findings++];
+		memset(f, 0, sizeof(*f));
+		f->tool = col_dup(st, 0, oom);
+		f->rule = col_dup(st, 1, oom);
+		f->category = col_dup(st, 2, oom);
+		f->severity = sev < 0 ? LINT_SEV_ERROR : (enum lint_severity)sev;
+		f->line = sqlite3_column_int(st, 4);
+		f->message = col_dup(st, 5, oom);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
 static void results_free(struct sample_result *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -662,6 +761,15 @@ int store_samples_load(struct store *s, const char *run_id, struct sample_result
 		r->peak_memory_bytes = sqlite3_column_int64(st, 13);
 		r->started_ms = sqlite3_column_int64(st, 14);
 		r->finished_ms = sqlite3_column_int64(st, 15);
+		r->completion = col_dup(st, 16, &oom);
+		r->rouge_l = col_real(st, 17);
+		{
+			int ls = lint_status_parse((const char *)sqlite3_column_text(st, 18));
+
+			r->lint = ls < 0 ? LINT_NONE : (enum lint_status)ls;
+		}
+		r->lint_detail = col_dup(st, 19, &oom);
+		r->composite = col_real(st, 20);
 	}
 	sqlite3_reset(st);
 	if (oom)
@@ -674,6 +782,8 @@ int store_samples_load(struct store *s, const char *run_id, struct sample_result
 			break;
 		}
 		rc = load_tests(s, run_id, &v[i], &oom, err);
+		if (rc == SQLITE_OK && !oom)
+			rc = load_findings(s, run_id, &v[i], &oom);
 		if (rc < 0) {
 			rollback(s);
 			results_free(v, len);
@@ -699,4 +809,43 @@ fail:
 	rollback(s);
 	results_free(v, len);
 	return -1;
+}
+
+int store_runs_list(struct store *s, char ***ids, size_t *n, struct sd_error *err)
+{
+	sqlite3_stmt *st = stmt(s, ST_RUNS_LIST);
+	char **v = NULL;
+	size_t len = 0, cap = 0;
+	bool oom = false;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len + 1 >= cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char **nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv) {
+				oom = true;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[len] = col_dup(st, 0, &oom);
+		v[++len] = NULL;
+		if (oom)
+			break;
+	}
+	sqlite3_reset(st);
+	if (oom || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+		for (size_t i = 0; i < len; i++)
+			free(v[i]);
+		free(v);
+		if (oom)
+			return sd_error_set(err, ENOMEM, "cannot list the runs of '%s': out of memory", s->path);
+		return db_fail(s, rc, err, "cannot list the runs of '%s'", s->path);
+	}
+	*ids = v;
+	*n = len;
+	return 0;
 }

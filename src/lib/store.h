@@ -43,4 +43,8 @@ int store_sample_done(struct store *s, const char *run_id, const char *sample_id
 int store_samples_load(struct store *s, const char *run_id, struct sample_result **out, size_t *n,
 		       struct sd_error *err);
 
+/* The ids of every run, oldest first (*ids NULL-terminated, each and the
+ * array malloc'd; *ids may be NULL when there are none). */
+int store_runs_list(struct store *s, char ***ids, size_t *n, struct sd_error *err);
+
 #endif

@@ -91,7 +91,11 @@ static void test_tier_weights(void **state)
 	assert_true(score_tier_weight(TIER_CANONICAL) == 1.0);
 	assert_true(score_tier_weight(TIER_EDGE) == 1.5);
 	assert_true(score_tier_weight(TIER_PROPERTY) == 1.0);
-	assert_string_equal(SCORE_FORMULA_VERSION, "1");
+	assert_string_equal(SCORE_FORMULA_VERSION, "2");
+	assert_true(fabs(score_composite(1.0, 0.0) - 0.7) < 1e-12);
+	assert_true(fabs(score_composite(0.5, 1.0) - 0.65) < 1e-12);
+	assert_true(isnan(score_composite(NAN, 1.0)));
+	assert_true(isnan(score_composite(1.0, NAN)));
 }
 
 static void test_score_weighted(void **state)

@@ -87,6 +87,23 @@ static struct sample_result make_result(const char *sample_id, const char *task_
 		t->detail = i % 4 == 3 ? NULL : fx_str("expected %zu, got '%zu' \"<&>\" \xe2\x82\xac\n\tline 2", i, i + 1);
 		t->in_process = i % 2 == 0;
 	}
+	r.completion = fx_str("    return a + b  # '%s' \"\xe2\x82\xac\"\n", sample_id);
+	r.rouge_l = n_tests % 2 ? 0.625 : NAN;
+	r.lint = (enum lint_status)((n_tests + 1) % 5);	/* every lint status across the samples */
+	r.lint_detail = r.lint >= LINT_UNAVAILABLE ? strdup("bandit: not installed") : NULL;
+	r.n_findings = r.lint == LINT_FAILED ? 3 : 0;
+	r.findings = calloc(r.n_findings + 1, sizeof(*r.findings));
+	assert_non_null(r.findings);
+	for (size_t i = 0; i < r.n_findings; i++) {
+		struct lint_finding *f = &r.findings[i];
+
+		f->tool = strdup(i ? "bandit" : "flake8");
+		f->rule = i == 2 ? NULL : fx_str("E%zu01", i);
+		f->category = strdup(i ? "security" : "style");
+		f->severity = (enum lint_severity)i;
+		f->line = (int)i * 7;
+		f->message = fx_str("finding <%zu> \"\xc3\xa9\"", i);
+	}
 	score_sample(&r);
 	r.latency_ms = 1234;
 	r.cpu_ms = 567;
@@ -126,6 +143,22 @@ static void assert_same_result(const struct sample_result *a, const struct sampl
 	assert_int_equal(a->peak_memory_bytes, b->peak_memory_bytes);
 	assert_int_equal(a->started_ms, b->started_ms);
 	assert_int_equal(a->finished_ms, b->finished_ms);
+	assert_same_str(a->completion, b->completion, "completion");
+	assert_same_double(a->rouge_l, b->rouge_l, "rouge_l");
+	assert_int_equal(a->lint, b->lint);
+	assert_same_str(a->lint_detail, b->lint_detail, "lint_detail");
+	assert_same_double(a->composite, b->composite, "composite");
+	assert_int_equal(a->n_findings, b->n_findings);
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct lint_finding *x = &a->findings[i], *y = &b->findings[i];
+
+		assert_same_str(x->tool, y->tool, "finding tool");
+		assert_same_str(x->rule, y->rule, "finding rule");
+		assert_same_str(x->category, y->category, "finding category");
+		assert_int_equal(x->severity, y->severity);
+		assert_int_equal(x->line, y->line);
+		assert_same_str(x->message, y->message, "finding message");
+	}
 	assert_int_equal(a->n_tests, b->n_tests);
 	for (size_t i = 0; i < a->n_tests; i++) {
 		const struct test_result *x = &a->tests[i], *y = &b->tests[i];
@@ -186,10 +219,10 @@ static void test_open_schema(void **state)
 	sqlite3_stmt *st;
 
 	store_close(s);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 1);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 2);
 	assert_int_equal(sql_int(fx->db, "PRAGMA application_id"), 0x53444556);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-				 " AND name IN ('runs', 'samples', 'tests')"), 3);
+				 " AND name IN ('runs', 'samples', 'tests', 'findings')"), 4);
 	assert_int_equal(sqlite3_open(fx->db, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -331,7 +364,12 @@ static void test_sample_round_trip(void **state)
 	free_results(out, n);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM tests"), 2 * (TS_HARNESS_ERROR + 1) + 1 + 3);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM samples WHERE score IS NULL"), 1);
-	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM samples WHERE formula_version = '1'"), 4);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM samples WHERE formula_version = '2'"), 4);
+	/* in[2] is a harness error: no composite; the others were linted or not as make_result says */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(isnan(in[i].composite),
+				 in[i].harness_error || (in[i].lint != LINT_PASSED && in[i].lint != LINT_FAILED));
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM findings"), 3);
 
 	/* an empty run loads as nothing */
 	new_run(s, &run, NULL);
@@ -493,6 +531,91 @@ static void test_durable_after_kill(void **state)
 	store_close(s);
 }
 
+
+/* A database written by schema version 1 (before lint) opens, migrates to
+ * version 2 and loads its samples as not linted, without a composite. */
+static void test_migrate_v1(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s;
+	struct sample_result *out;
+	char **ids;
+	size_t n;
+	sqlite3 *h;
+	struct sd_error err = { 0 };
+
+	assert_int_equal(sqlite3_open(fx->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"CREATE TABLE runs (id TEXT PRIMARY KEY, started_ms INTEGER NOT NULL, finished_ms INTEGER,"
+		" model TEXT, suite_hash TEXT, config_json TEXT, seed INTEGER, formula_version TEXT NOT NULL,"
+		" sandeval_version TEXT, tasks_path TEXT, samples_path TEXT);"
+		"CREATE TABLE samples (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id)"
+		" ON DELETE CASCADE, sample_id TEXT NOT NULL, task_id TEXT NOT NULL, task_class TEXT,"
+		" model TEXT, sandbox_ids TEXT, score REAL, score_public REAL, score_holdout REAL,"
+		" passed INTEGER NOT NULL, he_result TEXT, harness_error INTEGER NOT NULL, latency_ms INTEGER,"
+		" cpu_ms INTEGER, peak_memory_bytes INTEGER, started_ms INTEGER, finished_ms INTEGER,"
+		" formula_version TEXT NOT NULL, UNIQUE (run_id, sample_id));"
+		"CREATE TABLE tests (run_id TEXT NOT NULL, sample_id TEXT NOT NULL, idx INTEGER NOT NULL,"
+		" name TEXT NOT NULL, tier TEXT NOT NULL, weight REAL, visibility TEXT NOT NULL,"
+		" status TEXT NOT NULL, detail TEXT, in_process INTEGER NOT NULL,"
+		" PRIMARY KEY (run_id, sample_id, idx));"
+		"INSERT INTO runs VALUES ('r-old', 1, 2, 'm', 'h', '{}', 7, '1', 'v0', 't', 's');"
+		"INSERT INTO samples (run_id, sample_id, task_id, task_class, score, passed, harness_error,"
+		" formula_version) VALUES ('r-old', 'x/0', 'x', 'c', 0.5, 0, 0, '1');"
+		"INSERT INTO tests VALUES ('r-old', 'x/0', 0, 't', 'canonical', 1.0, 'public', 'passed', NULL, 0);"
+		"PRAGMA user_version = 1; PRAGMA application_id = 1396983126;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	s = open_ok(fx->db);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 2);
+	load_ok(s, "r-old", &out, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0].lint, LINT_NONE);
+	assert_true(isnan(out[0].composite));
+	assert_true(isnan(out[0].rouge_l));
+	assert_null(out[0].completion);
+	assert_int_equal(out[0].n_findings, 0);
+	assert_int_equal(out[0].n_tests, 1);
+	assert_true(out[0].score == 0.5);
+	free_results(out, n);
+	assert_int_equal(store_runs_list(s, &ids, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ids[0], "r-old");
+	assert_null(ids[1]);
+	free(ids[0]);
+	free(ids);
+	store_close(s);
+}
+
+/* Runs list oldest first, whatever their ids. */
+static void test_runs_list(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s = open_ok(fx->db);
+	struct run_info a, b;
+	struct sd_error err = { 0 };
+	char **ids = NULL;
+	size_t n = 99;
+
+	assert_int_equal(store_runs_list(s, &ids, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.started_ms = 2000;
+	b.started_ms = 1000;
+	assert_int_equal(store_run_create(s, &a, &err), 0);
+	assert_int_equal(store_run_create(s, &b, &err), 0);
+	assert_int_equal(store_runs_list(s, &ids, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(ids[0], b.id);
+	assert_string_equal(ids[1], a.id);
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +626,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_and_two_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_durable_after_kill, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_list, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
