@@ -482,6 +482,8 @@ int cmd_run(int argc, char **argv)
 		ret = fail("%s", err.msg);
 		goto out;
 	}
+	if (eval_prepare(r.tasks.tasks, r.tasks.n, &r.eval, &err) < 0)
+		fprintf(stderr, "sandeval: run: warning: %s (each sample parses its tests itself)\n", err.msg);
 	if (make_views(&r) < 0) {
 		ret = fail("out of memory");
 		goto out;

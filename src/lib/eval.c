@@ -27,6 +27,10 @@
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
+/* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
+ * image's interpreter, Debian 12's python3.11. Pycs of another tag are
+ * simply not used. */
+#define PYC_TAG "cpython-311"
 
 /* A file injected into DRIVER_DIR. */
 struct harness_file {
@@ -39,7 +43,7 @@ struct harness_file {
 struct runner {
 	char *lang;
 	json_t *def;			/* source, files, run, compile */
-	struct harness_file files[8];	/* driver.py, plain.py, then the language's own */
+	struct harness_file files[16];	/* start.py, driver.py, plain.py, the language's own, their .pycs */
 	size_t n_files;
 };
 
@@ -108,6 +112,25 @@ static int add_file(struct runner *r, const char *dir, const char *rel, const ch
 	return 0;
 }
 
+/* The compiled form of module REL ("python/plain") that `make` wrote in its
+ * __pycache__ for the sandbox's Python (checked-hash: Python still checks it
+ * against the source), injected as __pycache__/<name>.<tag>.pyc beside the
+ * module. None found is fine: Python then compiles the source each time. */
+static int add_pyc(struct runner *r, const char *dir, const char *rel, struct sd_error *err)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	cleanup_free char *sub = xasprintf("%.*s", (int)(base - rel), rel);
+	cleanup_free char *rel_pyc = sub ? xasprintf("%s__pycache__/%s." PYC_TAG ".pyc", sub, base) : NULL;
+	cleanup_free char *name = xasprintf("__pycache__/%s." PYC_TAG ".pyc", base);
+	cleanup_free char *path = rel_pyc ? xasprintf("%s/%s", dir, rel_pyc) : NULL;
+
+	if (!rel_pyc || !name || !path)
+		return sd_error_errno(err, ENOMEM, "runners directory '%s'", dir);
+	if (access(path, R_OK) < 0)
+		return 0;
+	return add_file(r, dir, rel_pyc, name, err);
+}
+
 /* The runner of LANG, read once per process from runners/<lang>/runner.json. */
 static const struct runner *load_runner(const char *dir, const char *lang, struct sd_error *err)
 {
@@ -142,7 +165,9 @@ static const struct runner *load_runner(const char *dir, const char *lang, struc
 		sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
 		return NULL;
 	}
-	if (add_file(r, dir, "driver.py", "driver.py", err) < 0 || add_file(r, dir, "python/plain.py", "plain.py", err) < 0)
+	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
+	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
+	    add_pyc(r, dir, "python/plain", err) < 0)
 		return NULL;
 	files = json_object_get(r->def, "files");
 	json_array_foreach(files, i, f) {
@@ -153,8 +178,15 @@ static const struct runner *load_runner(const char *dir, const char *lang, struc
 			sd_error_set(err, EINVAL, "%s/%s/runner.json: files[%zu] must be a file name", dir, lang, i);
 			return NULL;
 		}
-		if (strcmp(name, "plain.py") != 0 && add_file(r, dir, rel, name, err) < 0)
+		if (strcmp(name, "plain.py") == 0)
+			continue;
+		if (add_file(r, dir, rel, name, err) < 0)
 			return NULL;
+		if (strlen(rel) > 3 && strcmp(rel + strlen(rel) - 3, ".py") == 0) {
+			rel[strlen(rel) - 3] = '\0';
+			if (add_pyc(r, dir, rel, err) < 0)
+				return NULL;
+		}
 	}
 	n_cache++;
 	return r;
@@ -248,6 +280,8 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 						       "cases", tt->cases > 0 ? tt->cases : 20));
 	}
 	json_object_set_new(plan, "tests", tests);
+	if (t->test_split)
+		json_object_set_new(plan, "split", json_loads(t->test_split, 0, NULL));
 	json_object_set_new(plan, "seed", json_integer(o->seed));
 	json_object_set_new(plan, "mode", json_string(oracle ? "oracle" : "evaluate"));
 	if (expected)
@@ -386,7 +420,7 @@ static int run_driver(const struct task *task, const struct runner *rn, const ch
 {
 	char mem[32], src[300];
 	/* python: the driver forks the runner before it reads its plan (see driver.py) */
-	char *argv[] = { "python3", "-I", "-S", DRIVER_DIR "/driver.py", rn->lang, src, mem, NULL };
+	char *argv[] = { "python3", "-I", "-S", DRIVER_DIR "/start.py", rn->lang, src, mem, NULL };
 	struct sandbox_file files[sizeof(rn->files) / sizeof(rn->files[0]) + 1];
 	char dests[sizeof(rn->files) / sizeof(rn->files[0]) + 1][256];
 	struct sandbox_config cfg;
@@ -528,4 +562,68 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	sandbox_result_release(&sr);
 	*expected = values;
 	return 0;
+}
+
+int eval_prepare(struct task *tasks, size_t n, const struct eval_options *o, struct sd_error *err)
+{
+	struct task none = { .id = "(split)", .language = "python", .format = TASK_HUMANEVAL };
+	struct eval_options so = *o;
+	cleanup_free char *plan = NULL;
+	const struct runner *rn;
+	struct sandbox_result sr;
+	json_t *texts = json_array(), *p;
+	size_t *index = calloc(n + 1, sizeof(*index)), m = 0;
+	char *save = NULL;
+	bool done = false;
+
+	if (!texts || !index) {
+		json_decref(texts);
+		free(index);
+		return sd_error_errno(err, ENOMEM, "preparing tests");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (tasks[i].test_code && (!tasks[i].language || strcmp(tasks[i].language, "python") == 0)) {
+			json_array_append_new(texts, json_string(tasks[i].test_code));
+			index[m++] = i;
+		}
+	}
+	p = json_pack("{s:s, s:o}", "mode", "split", "texts", texts);
+	plan = p ? json_dumps(p, JSON_COMPACT) : NULL;
+	json_decref(p);
+	if (m == 0) {
+		free(index);
+		return 0;
+	}
+	rn = load_runner(o->runners_dir ? o->runners_dir : eval_runners_dir(), "python", err);
+	/* some 2 ms a task; the backstop is generous (a slow, loaded machine) */
+	so.timeout = 10.0 + (double)m * 0.05;
+	if (!rn || !plan || run_driver(&none, rn, "", plan, &so, &sr, err) < 0) {
+		free(index);
+		return sd_error_wrap(err, "preparing the tests of %zu tasks", m);
+	}
+	for (char *line = sr.stdout_buf ? strtok_r(sr.stdout_buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		json_t *l = json_loads(line, 0, NULL), *v = json_object_get(l, "value");
+		json_int_t k = json_integer_value(json_object_get(l, "split"));
+
+		if (json_is_true(json_object_get(l, "done")))
+			done = true;
+		if (json_is_object(v) && json_is_integer(json_object_get(l, "split")) && k >= 0 && (size_t)k < m) {
+			struct task *t = &tasks[index[k]];
+
+			free(t->test_split);
+			t->test_split = json_dumps(v, JSON_COMPACT);
+		}
+		json_decref(l);
+	}
+	if (!done) {
+		const char *why = sr.stderr_buf && *sr.stderr_buf ? sr.stderr_buf : sr.error;
+		size_t len = strlen(why);
+
+		sd_error_set(err, EIO, "preparing the tests of %zu tasks: the driver did not finish (%s%s%s)", m,
+			     sandbox_status_name(sr.status), *why ? ": " : "", len > 300 ? why + len - 300 : why);
+	}
+	sandbox_result_release(&sr);
+	free(index);
+	return done ? 0 : -1;
 }

@@ -38,4 +38,12 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 int eval_oracle(const struct task *task, const struct eval_options *o, json_t **expected,
 		struct sd_error *err);
 
+/* Take apart the test code (HumanEval's check(), MBPP's asserts) of every
+ * task that has some, once, all in one sandbox, so that no sample's driver
+ * has to parse it: sets tasks[i].test_split (free() it) where it worked.
+ * A task whose test code does not parse is left as it was (each sample then
+ * reports it as before). -1 when the sandbox itself failed: the tasks are
+ * still usable, only slower. */
+int eval_prepare(struct task *tasks, size_t n, const struct eval_options *o, struct sd_error *err);
+
 #endif

@@ -63,16 +63,32 @@ static bool capture_read(struct capture *c)
 	return c->truncated;
 }
 
-/* Feed the --stdin file into the program's stdin as it makes room. */
+/* Feed the --stdin file into the program's stdin as it makes room: the pipe
+ * is non-blocking, so a write may take part of a chunk (or none, EAGAIN);
+ * the rest waits in in_buf for the next POLLOUT. */
 static void feed_stdin(struct supervise *sv)
 {
-	char buf[65536];
-	ssize_t n = read(sv->in_src, buf, sizeof(buf));
+	ssize_t n;
 
-	if (n <= 0 || write_all(sv->in_w, buf, (size_t)n) < 0) {
-		close_fd(&sv->in_src);
-		close_fd(&sv->in_w);
+	if (sv->in_off == sv->in_len) {
+		n = read(sv->in_src, sv->in_buf, sizeof(sv->in_buf));
+		if (n < 0 && errno == EINTR)
+			return;
+		if (n <= 0)
+			goto done;
+		sv->in_off = 0;
+		sv->in_len = (size_t)n;
 	}
+	n = write(sv->in_w, sv->in_buf + sv->in_off, sv->in_len - sv->in_off);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0)
+		goto done;
+	sv->in_off += (size_t)n;
+	return;
+done:
+	close_fd(&sv->in_src);
+	close_fd(&sv->in_w);
 }
 
 static uint64_t cgroup_cpu_ns(struct sandbox_ctx *ctx)

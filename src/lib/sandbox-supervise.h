@@ -37,6 +37,8 @@ struct supervise {
 	bool have_status;
 	int wstatus;
 	struct capture out, err;
+	char in_buf[65536];	/* read from in_src, not yet taken by the pipe */
+	size_t in_off, in_len;
 };
 
 /* Initialise the descriptors to -1 and the rest to zero. */

@@ -296,6 +296,7 @@ void tk_task_release(struct task *t)
 	free(t->reference);
 	free(t->test_code);
 	free(t->setup_code);
+	free(t->test_split);
 	for (size_t i = 0; i < t->n_tests; i++) {
 		free(t->tests[i].name);
 		free(t->tests[i].args_json);

@@ -41,6 +41,8 @@ struct task {
 	double cpu_time, wall_time;	/* per-task limits; 0 = the run's defaults */
 	uint64_t memory;
 	char *origin;			/* "FILE:LINE" or the task's directory, for messages */
+	char *test_split;		/* test_code taken apart, as JSON (eval_prepare); NULL: the
+					 * driver parses test_code itself. Owned by eval_prepare's caller */
 };
 
 struct task_set {
