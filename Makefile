@@ -66,7 +66,7 @@ $(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o: $(B)/gen/ver
 $(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o: ALL_CFLAGS += -I$(B)/gen
 
 $(B)/libsandeval.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # The seccomp filter is compiled with libseccomp at build time, not per run.
 GEN_OBJ := $(B)/src/lib/sysfilter-build.o $(B)/src/lib/util.o $(B)/src/lib/error.o

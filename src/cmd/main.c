@@ -15,8 +15,13 @@ static const struct {
 } commands[] = {
 	{ "exec", cmd_exec, "run one program in a fresh sandbox and print the result as JSON" },
 	{ "run", cmd_run, "score samples by running their tasks' tests, record and report" },
+	{ "lint", cmd_lint, "lint samples in sandboxes (flake8, bandit, cppcheck, clang-tidy, eslint)" },
 	{ "gc", cmd_gc, "remove what killed sandeval runs left behind" },
 	{ "image", cmd_image, "build, list, remove and digest root filesystems (images)" },
+	{ "gate", cmd_gate, "compare a candidate run with a baseline; exit 1 on a regression (CI)" },
+	{ "export", cmd_export, "write a run as a versioned JSON document (a baseline for gate)" },
+	{ "show", cmd_show, "the failing tests of a run's samples, as feedback (text or JSON)" },
+	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
 };
 
 void cmd_error(const char *fmt, ...)

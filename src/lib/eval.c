@@ -55,6 +55,7 @@ void eval_options_init(struct eval_options *o)
 	o->memory = 512ull << 20;
 	o->backend = "native";
 	o->runners_dir = NULL;
+	o->image = NULL;
 }
 
 const char *eval_runners_dir(void)
@@ -441,6 +442,8 @@ static int run_driver(const struct task *task, const struct runner *rn, const ch
 	snprintf(src, sizeof(src), "/work/%s", json_string_value(json_object_get(rn->def, "source")));
 	sandbox_config_init(&cfg);
 	cfg.backend = o->backend;
+	if (task->image || o->image)
+		cfg.image = task->image ? task->image : o->image;
 	cfg.argv = argv;
 	cfg.files = files;
 	cfg.n_files = n;

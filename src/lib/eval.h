@@ -15,6 +15,8 @@ struct eval_options {
 	const char *backend;		/* sandbox backend ("native") */
 	const char *runners_dir;	/* driver.py and the runners; NULL: eval_runners_dir() */
 	long long seed;			/* property tests draw their inputs from it */
+	const char *image;		/* the sandboxes' root filesystem (sandbox.h); NULL: "host".
+					 * A task's own image (task->image) wins. */
 };
 
 void eval_options_init(struct eval_options *o);

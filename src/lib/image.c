@@ -467,3 +467,27 @@ int image_host_digest(const char *cache, bool compute, char digest[IMAGE_DIGEST_
 	}
 	return 0;
 }
+
+int image_pin(const char *text, char *out, size_t size, struct sd_error *err)
+{
+	char store[4096];
+	struct image_ref ref;
+	struct image_info info;
+
+	if (strcmp(text, "host") == 0 || text[0] == '/') {
+		snprintf(out, size, "%s", text);	/* the host and directories have no builds to pin */
+		return 0;
+	}
+	if (!image_ref_like(text))
+		return sd_error_set(err, EINVAL, "image '%s': expected 'host', an absolute directory or "
+				    "NAME[@sha256:HEX]", text);
+	if (image_ref_parse(text, &ref, err) < 0 || image_store_dir(store, sizeof(store), false, err) < 0 ||
+	    image_resolve(store, &ref, &info, err) < 0)
+		return -1;
+	if ((size_t)snprintf(out, size, "%s@%s", info.name, info.digest) >= size) {
+		image_info_release(&info);
+		return sd_error_set(err, ENAMETOOLONG, "image '%s': reference too long", text);
+	}
+	image_info_release(&info);
+	return 0;
+}

@@ -75,6 +75,12 @@ void image_list_free(struct image_info *list, size_t n);
  * NAME has no such digest), NAME alone the newest build. */
 int image_resolve(const char *store, const struct image_ref *ref, struct image_info *info, struct sd_error *err);
 
+/* TEXT resolved once into OUT as NAME@sha256:HEX (NAME alone: its newest
+ * build), so that a whole run uses one build even if NAME is rebuilt
+ * meanwhile; "host" and directories are copied as they are. A pinned digest
+ * that NAME has no build of is refused, with the builds it has. */
+int image_pin(const char *text, char *out, size_t size, struct sd_error *err);
+
 /* Remove NAME (every build) or NAME@sha256:X (that one). Returns how many builds went, or -1. */
 int image_remove(const char *store, const struct image_ref *ref, struct sd_error *err);
 

@@ -11,6 +11,7 @@
 #include "jsonl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "utf8.h"
 #include "util.h"
 
 #define CHUNK (32u << 10)
@@ -558,4 +560,28 @@ void json_text_array_lines(const char *text, size_t len, size_t *lines, size_t n
 			return;
 		sc.pos++;
 	}
+}
+
+json_t *json_text(const char *s)
+{
+	size_t len, o = 0;
+	char *clean;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	clean = utf8_sanitize(s, strlen(s), &len);
+	if (!clean)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (clean[i])
+			clean[o++] = clean[i];
+	j = json_stringn_nocheck(clean, o);
+	free(clean);
+	return j;
+}
+
+json_t *json_number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }

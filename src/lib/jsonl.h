@@ -48,4 +48,11 @@ int jsonl_str(json_t *obj, const char *name, int required, const char **out,
 int jsonl_int(json_t *obj, const char *name, int required, long long *out,
 	      const char *path, size_t line, struct sd_error *err);
 
+/* Untrusted text as a JSON string: invalid UTF-8 becomes U+FFFD and NUL
+ * bytes are dropped (readers of the JSON use C strings); NULL: JSON null.
+ * NULL only on ENOMEM. */
+json_t *json_text(const char *s);
+/* A JSON number, or null for NAN and infinities (JSON has neither). */
+json_t *json_number_or_null(double v);
+
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lint.h"
+#include "jsonl.h"
 #include "utf8.h"
 
 FILE *report_open(const char *path, struct sd_error *err)
@@ -312,6 +314,29 @@ void report_summary_release(struct report_summary *sum)
 
 /* --- the terminal table --- */
 
+/* Lint figures and the composite (docs/lint.md, docs/scoring.md): absent
+ * when no sample passed or failed lint (--no-lint, every linter missing). */
+static void report_lint_table(FILE *f, const struct report *rep, double mean)
+{
+	struct lint_summary ls;
+	struct sd_error err = { 0 };
+
+	if (lint_summarize(rep->results, rep->n, &ls, &err) < 0) {
+		fprintf(f, "error: %s\n", err.msg);
+		return;
+	}
+	if (ls.n_none < rep->n)
+		lint_summary_print(f, &ls);
+	if (isnan(ls.composite))
+		fprintf(f, "%-10s absent: %s (docs/scoring.md)\n", "composite",
+			ls.n_none == rep->n ? "no lint results (--no-lint)" :
+			isnan(ls.pass_rate) ? "no sample passed or failed lint" : "no scored sample");
+	else
+		fprintf(f, "%-10s %.3f = 0.7 x mean %.3f + 0.3 x lint pass rate %.3f (docs/scoring.md)\n",
+			"composite", ls.composite, mean, ls.pass_rate);
+	lint_summary_release(&ls);
+}
+
 /* Print at most MAX characters of untrusted S for a terminal: control bytes
  * and invalid UTF-8 as '?', "..." when cut. Returns the characters printed;
  * with F NULL, only counts them. */
@@ -431,7 +456,7 @@ void report_table(FILE *f, const struct report *rep)
 		first = false;
 	}
 	fputc('\n', f);
-	fprintf(f, "%-10s absent until lint results exist (docs/scoring.md)\n", "composite");
+	report_lint_table(f, rep, sum.all.mean);
 	report_summary_release(&sum);
 }
 
@@ -440,33 +465,10 @@ void report_table(FILE *f, const struct report *rep)
 /* Significant digits of scores in JSON: 0.9, not 0.90000000000000002. */
 #define REAL_DIGITS 15
 
-/* A JSON string of untrusted bytes (invalid UTF-8 becomes U+FFFD); json null for NULL. */
-static json_t *jstr(const char *s)
-{
-	size_t len;
-	char *clean;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	clean = utf8_sanitize(s, strlen(s), &len);
-	if (!clean)
-		return NULL;
-	j = json_stringn_nocheck(clean, len);
-	free(clean);
-	return j;
-}
-
-/* A JSON number, null for NAN (JSON has none). */
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *jsummary(const struct score_summary *s)
 {
-	return json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
-			 "median", jnum(s->median), "p10", jnum(s->p10));
+	return json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)s->n, "mean", json_number_or_null(s->mean),
+			 "median", json_number_or_null(s->median), "p10", json_number_or_null(s->p10));
 }
 
 static int dump_line(json_t *j, FILE *f)
@@ -498,6 +500,30 @@ static const char *completion_of(const struct sample *const *by_id, size_t n, co
 	return hit ? (*hit)->code : NULL;
 }
 
+/* A linted sample's lint, lint_detail, findings and composite (docs/lint.md). */
+static int jresult_lint(json_t *o, const struct sample_result *r)
+{
+	json_t *fs = json_array();
+
+	for (size_t i = 0; fs && i < r->n_findings; i++) {
+		const struct lint_finding *x = &r->findings[i];
+
+		if (json_array_append_new(fs, json_pack("{s:o, s:o, s:o, s:s, s:i, s:o}", "tool", json_text(x->tool),
+							"rule", json_text(x->rule), "category", json_text(x->category),
+							"severity", lint_severity_name(x->severity), "line", x->line,
+							"message", json_text(x->message))) < 0) {
+			json_decref(fs);
+			fs = NULL;
+		}
+	}
+	if (!fs || json_object_set_new(o, "findings", fs) < 0 ||	/* set_new takes fs, also on failure */
+	    json_object_set_new(o, "lint", json_string(lint_status_name(r->lint))) < 0 ||
+	    json_object_set_new(o, "lint_detail", json_text(r->lint_detail)) < 0 ||
+	    json_object_set_new(o, "composite", json_number_or_null(r->composite)) < 0)
+		return -1;
+	return 0;
+}
+
 static json_t *jresult(const struct sample_result *r, const char *completion)
 {
 	json_t *tests = json_array();
@@ -506,8 +532,8 @@ static json_t *jresult(const struct sample_result *r, const char *completion)
 
 	for (size_t t = 0; tests && t < r->n_tests; t++) {
 		const struct test_result *tr = &r->tests[t];
-		json_t *jt = json_pack("{s:o, s:s, s:o, s:b}", "name", jstr(tr->name ? tr->name : ""),
-				       "status", test_status_name(tr->status), "detail", jstr(tr->detail),
+		json_t *jt = json_pack("{s:o, s:s, s:o, s:b}", "name", json_text(tr->name ? tr->name : ""),
+				       "status", test_status_name(tr->status), "detail", json_text(tr->detail),
 				       "in_process", tr->in_process);
 
 		if (json_array_append_new(tests, jt) < 0) {
@@ -517,10 +543,16 @@ static json_t *jresult(const struct sample_result *r, const char *completion)
 	}
 	if (!tests)
 		return NULL;
-	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
-			 "task_id", jstr(r->task_id), "completion", jstr(completion),
-			 "passed", r->passed, "result", jstr(result), "sample_id", jstr(r->sample_id),
-			 "score", jnum(r->score), "harness_error", r->harness_error, "tests", tests);
+	json_t *o = json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
+			      "task_id", json_text(r->task_id), "completion", json_text(completion),
+			      "passed", r->passed, "result", json_text(result), "sample_id", json_text(r->sample_id),
+			      "score", json_number_or_null(r->score), "harness_error", r->harness_error, "tests", tests);
+
+	if (o && r->lint != LINT_NONE && jresult_lint(o, r) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 int report_results_jsonl(const char *path, const struct report *rep, struct sd_error *err)
@@ -586,7 +618,7 @@ static json_t *jsummary_doc(const struct report *rep, const struct report_summar
 		classes = NULL;
 	}
 	for (size_t q = 0; passk && q < rep->n_ks; q++) {
-		json_t *jk = json_pack("{s:i, s:o}", "k", rep->ks[q], "value", jnum(sum->pass_k[q]));
+		json_t *jk = json_pack("{s:i, s:o}", "k", rep->ks[q], "value", json_number_or_null(sum->pass_k[q]));
 
 		if (jk && isnan(sum->pass_k[q]) && rep->ks[q] >= 1 && sum->min_n)
 			json_object_set_new(jk, "note", json_sprintf("k > n=%zu", sum->min_n));
@@ -604,19 +636,19 @@ static json_t *jsummary_doc(const struct report *rep, const struct report_summar
 	}
 	config = !run || !run->config_json ? json_null() : json_loads(run->config_json, 0, NULL);
 	if (!config)
-		config = jstr(run->config_json);	/* not JSON: kept as text */
+		config = json_text(run->config_json);	/* not JSON: kept as text */
 	if (!run)
 		json_decref(config);
 	jrun = !run ? json_null() :
 		json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:o, s:I, s:o}",
-			  "id", run->id, "model", jstr(run->model), "tasks", jstr(run->tasks_path),
-			  "samples", jstr(run->samples_path), "suite_hash", jstr(run->suite_hash),
-			  "sandeval_version", jstr(run->sandeval_version), "seed", (json_int_t)run->seed,
+			  "id", run->id, "model", json_text(run->model), "tasks", json_text(run->tasks_path),
+			  "samples", json_text(run->samples_path), "suite_hash", json_text(run->suite_hash),
+			  "sandeval_version", json_text(run->sandeval_version), "seed", (json_int_t)run->seed,
 			  "formula_version", run->formula_version ? run->formula_version : SCORE_FORMULA_VERSION,
 			  "config", config,
 			  "started_ms", (json_int_t)run->started_ms,
 			  "finished_ms", run->finished_ms ? json_integer(run->finished_ms) : json_null());
-	/* composite (0.7 correctness + 0.3 lint) is left out until lint results exist: docs/scoring.md */
+	/* "lint" and "composite" (0.7 correctness + 0.3 lint) are added by jlint() when lint results exist */
 	return json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
 			 "formula_version", SCORE_FORMULA_VERSION, "run", jrun,
 			 "samples", (json_int_t)sum->n_samples, "scored", (json_int_t)sum->n_scored,
@@ -624,6 +656,23 @@ static json_t *jsummary_doc(const struct report *rep, const struct report_summar
 			 "passed", (json_int_t)sum->n_passed, "score", jsummary(&sum->all),
 			 "classes", classes, "public", jsummary(&sum->pub), "holdout", jsummary(&sum->holdout),
 			 "pass_at_k", passk, "min_samples_per_task", (json_int_t)sum->min_n, "tests", tests);
+}
+
+/* "lint" (the figures) when any sample was linted, and "composite" when
+ * any passed or failed lint: without lint results there is no composite key. */
+static int jlint(json_t *doc, const struct report *rep)
+{
+	struct lint_summary ls;
+	int ret = 0;
+
+	if (lint_summarize(rep->results, rep->n, &ls, NULL) < 0)
+		return -1;
+	if (ls.n_none < rep->n && json_object_set_new(doc, "lint", lint_summary_json(&ls)) < 0)
+		ret = -1;
+	if (ret == 0 && isfinite(ls.composite) && json_object_set_new(doc, "composite", json_real(ls.composite)) < 0)
+		ret = -1;
+	lint_summary_release(&ls);
+	return ret;
 }
 
 int report_json(const char *path, const struct report *rep, struct sd_error *err)
@@ -637,6 +686,10 @@ int report_json(const char *path, const struct report *rep, struct sd_error *err
 		return sd_error_wrap(err, "cannot write '%s'", path);
 	doc = jsummary_doc(rep, &sum);
 	report_summary_release(&sum);
+	if (doc && jlint(doc, rep) < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
 	if (!doc)
 		return sd_error_set(err, ENOMEM, "cannot write '%s': out of memory", path);
 	f = report_open(path, err);

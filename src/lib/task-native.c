@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "image.h"
 #include "jsonl.h"
 #include "task-internal.h"
 #include "utf8.h"
@@ -398,10 +399,10 @@ static int parse_limits(struct tk_native *c, json_t *root, struct task *t)
 static int parse_task(struct tk_native *c, json_t *root, const char *dirname, struct task *t)
 {
 	static const char *const keys[] = { "id", "class", "language", "entry_point", "signature", "prompt",
-					    "reference", "limits", "tests", "description", NULL };
+					    "reference", "limits", "tests", "description", "image", NULL };
 	static const char *const langs[] = { "python", "c", "javascript", NULL };
 	struct tk_where w = { c->file, 0, c->text, c->len, "" };
-	const char *id = dirname, *class = "general", *ep = NULL, *sig = NULL, *desc = NULL;
+	const char *id = dirname, *class = "general", *ep = NULL, *sig = NULL, *desc = NULL, *image = NULL;
 	int lang = -1;
 
 	if (!json_is_object(root))
@@ -412,8 +413,17 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 	    tk_str(root, "class", false, &class, &w, c->err) < 0 ||
 	    tk_str(root, "entry_point", true, &ep, &w, c->err) < 0 ||
 	    tk_str(root, "signature", false, &sig, &w, c->err) < 0 ||
-	    tk_str(root, "description", false, &desc, &w, c->err) < 0)
+	    tk_str(root, "description", false, &desc, &w, c->err) < 0 ||
+	    tk_str(root, "image", false, &image, &w, c->err) < 0)
 		return -1;
+	if (image) {
+		struct image_ref ref;
+		struct sd_error ie = { 0 };
+
+		if (!image_ref_like(image) || image_ref_parse(image, &ref, &ie) < 0)
+			return tk_nfail(c, "image", "expected NAME or NAME@sha256:<64 hex digits>, got '%.80s'%s%s",
+					image, ie.msg[0] ? ": " : "", ie.msg);
+	}
 	if (!tk_id_ok(id))
 		return tk_nfail(c, "id", "expected 1 to %d printable ASCII characters", TASK_ID_MAX);
 	if (!printable(class, 128))
@@ -438,7 +448,8 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 	t->entry_point = strdup(ep);
 	t->signature = sig ? strdup(sig) : NULL;
 	t->origin = strdup(c->dir);
-	if (!t->id || !t->class || !t->language || !t->entry_point || (sig && !t->signature) || !t->origin)
+	t->image = image ? strdup(image) : NULL;
+	if ((image && !t->image) || !t->id || !t->class || !t->language || !t->entry_point || (sig && !t->signature) || !t->origin)
 		return tk_nomem(c);
 	if (text_field(c, root, "prompt", true, &t->prompt) < 0 ||
 	    text_field(c, root, "reference", false, &t->reference) < 0 ||

@@ -297,6 +297,7 @@ void tk_task_release(struct task *t)
 	free(t->test_code);
 	free(t->setup_code);
 	free(t->test_split);
+	free(t->image);
 	for (size_t i = 0; i < t->n_tests; i++) {
 		free(t->tests[i].name);
 		free(t->tests[i].args_json);

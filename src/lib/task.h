@@ -40,6 +40,7 @@ struct task {
 	size_t n_tests;
 	double cpu_time, wall_time;	/* per-task limits; 0 = the run's defaults */
 	uint64_t memory;
+	char *image;			/* native manifests: the image its tests need, NAME[@sha256:HEX]; NULL: the run's */
 	char *origin;			/* "FILE:LINE" or the task's directory, for messages */
 	char *test_split;		/* test_code taken apart, as JSON (eval_prepare); NULL: the
 					 * driver parses test_code itself. Owned by eval_prepare's caller */

@@ -178,4 +178,44 @@ build_probe_image() {
 	done
 	img digest "$ref"
 	[[ $rc == 0 ]] || flunk "the stored image changed after runs on it: $err"
+
+	# sandeval run on that image: pinned, recorded, and a task's own pin is obeyed
+	local tasks=$BATS_TEST_TMPDIR/tasks db=$BATS_TEST_TMPDIR/run.db
+	mkdir -p "$tasks" && cp -r "$BATS_TEST_DIRNAME/../../examples/tasks/fib" "$tasks/"
+	grep '"fib"' "$BATS_TEST_DIRNAME/../../examples/samples/good.jsonl" >"$BATS_TEST_TMPDIR/s.jsonl"
+	"$SANDEVAL" run --tasks "$tasks" --samples "$BATS_TEST_TMPDIR/s.jsonl" --db "$db" --image deb --no-lint \
+		--jobs 1 --quiet --out "$BATS_TEST_TMPDIR/out.jsonl" 2>"$BATS_TEST_TMPDIR/e" ||
+		flunk "run --image deb: $(cat "$BATS_TEST_TMPDIR/e")"
+	assert_eq "$(jq -s 'map(select(.passed)) | length' "$BATS_TEST_TMPDIR/out.jsonl")" 1 "fib passes on the image"
+	assert_eq "$(sqlite3 "$db" "select json_extract(config_json, '$.image') from runs")" "$ref" \
+		"the run records the build it was pinned to"
+	jq --arg img "$ref" '. + {image: $img}' "$tasks/fib/task.json" >"$tasks/fib/t" && mv "$tasks/fib/t" "$tasks/fib/task.json"
+	"$SANDEVAL" run --tasks "$tasks" --samples "$BATS_TEST_TMPDIR/s.jsonl" --db "$db" --no-lint --jobs 1 --quiet \
+		--out "$BATS_TEST_TMPDIR/out2.jsonl" 2>"$BATS_TEST_TMPDIR/e" || flunk "task image: $(cat "$BATS_TEST_TMPDIR/e")"
+	assert_eq "$(jq -s 'map(select(.passed)) | length' "$BATS_TEST_TMPDIR/out2.jsonl")" 1 "fib passes on its own image"
+}
+
+@test "sandeval run: an image pin that matches no build stops the run before any sample, naming the task" {
+	build_probe_image pinned
+	local ref=$out tasks=$BATS_TEST_TMPDIR/tasks db=$BATS_TEST_TMPDIR/run.db wrong
+	wrong="${ref%@*}@sha256:$(printf '0%.0s' {1..64})"
+	mkdir -p "$tasks" && cp -r "$BATS_TEST_DIRNAME/../../examples/tasks/fib" "$tasks/"
+	grep '"fib"' "$BATS_TEST_DIRNAME/../../examples/samples/good.jsonl" >"$BATS_TEST_TMPDIR/s.jsonl"
+	run_sd() { "$SANDEVAL" run --tasks "$tasks" --samples "$BATS_TEST_TMPDIR/s.jsonl" --db "$db" --no-lint --quiet "$@" \
+		2>"$BATS_TEST_TMPDIR/e" && rc=0 || rc=$?; err=$(cat "$BATS_TEST_TMPDIR/e"); }
+	run_sd --image "$wrong"
+	assert_eq "$rc" 2 "exit status of --image with a wrong digest"
+	[[ $err == *"--image"*"is pinned to sha256:0000"*"refusing to run another image"* ]] || flunk "message: $err"
+	run_sd --image nosuch-image
+	assert_eq "$rc" 2 "exit status of --image naming no image"
+	[[ $err == *"no image 'nosuch-image'"* ]] || flunk "message: $err"
+	jq --arg img "$wrong" '. + {image: $img}' "$tasks/fib/task.json" >"$tasks/fib/t" && mv "$tasks/fib/t" "$tasks/fib/task.json"
+	run_sd
+	assert_eq "$rc" 2 "exit status of a task pinned to a missing build"
+	[[ $err == *"task 'fib'"*"is pinned to sha256:0000"* ]] || flunk "message: $err"
+	[[ ! -s $db ]] || assert_eq "$(sqlite3 "$db" 'select count(*) from samples')" 0 "samples recorded"
+	jq '.image = "Not An Image!"' "$tasks/fib/task.json" >"$tasks/fib/t" && mv "$tasks/fib/t" "$tasks/fib/task.json"
+	run_sd
+	assert_eq "$rc" 2 "exit status of a malformed task image"
+	[[ $err == *"task.json"*"image"*"expected NAME or NAME@sha256:"* ]] || flunk "message: $err"
 }

@@ -68,7 +68,7 @@ he_samples() {
 @test "all 164 HumanEval canonical solutions pass" {
 	need_data
 	he_samples canonical
-	run_eval --tasks "$HE" --samples canonical.jsonl --out out.jsonl --json summary.json
+	run_eval --tasks "$HE" --samples canonical.jsonl --out out.jsonl --json summary.json --no-lint
 	((rc == 0)) || flunk "exit $rc"
 	local failed
 	failed=$(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' out.jsonl)
@@ -79,7 +79,7 @@ he_samples() {
 @test "all-empty completions pass nothing" {
 	need_data
 	he_samples empty
-	run_eval --tasks "$HE" --samples empty.jsonl --out out.jsonl
+	run_eval --tasks "$HE" --samples empty.jsonl --out out.jsonl --no-lint
 	((rc == 0)) || flunk "exit $rc"
 	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 0 ]] || flunk "an empty completion passed"
 	[[ $out == *"pass@1     0.000"* ]] || flunk "pass@1 is not 0"
@@ -92,7 +92,7 @@ he_samples() {
 		labels=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.human-eval-harness-labels.jsonl
 		[[ -r $labels ]] || skip "no labels at '$labels'"
 		rm -f t.db
-		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl
+		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl --no-lint
 		((rc == 0)) || flunk "$set: exit $rc"
 		# line n of the samples file is sample "<task_id>/0" (one sample per task)
 		jq -s -r --slurpfile ref "$labels" '
@@ -106,7 +106,7 @@ he_samples() {
 @test "a run killed mid-way resumes without redoing or losing finished samples" {
 	need_data
 	he_samples canonical
-	"$SANDEVAL" run --db t.db --tasks "$HE" --samples canonical.jsonl --jobs 1 --quiet >/dev/null 2>stderr.txt &
+	"$SANDEVAL" run --db t.db --tasks "$HE" --samples canonical.jsonl --jobs 1 --quiet --no-lint >/dev/null 2>stderr.txt &
 	local pid=$! id n1 n2
 	for _ in $(seq 100); do
 		sleep 0.2
@@ -118,7 +118,7 @@ he_samples() {
 	id=$(sqlite3 t.db 'select id from runs limit 1')
 	n1=$(sqlite3 t.db 'select count(*) from samples')
 	((n1 >= 10 && n1 < 164)) || flunk "expected a partial run, found $n1 samples"
-	run_eval --tasks "$HE" --samples canonical.jsonl --resume "$id" --out out.jsonl
+	run_eval --tasks "$HE" --samples canonical.jsonl --resume "$id" --out out.jsonl --no-lint
 	((rc == 0)) || flunk "resume: exit $rc"
 	n2=$(sqlite3 t.db "select count(*) from samples where run_id = '$id'")
 	[[ $n2 == 164 ]] || flunk "after resume: $n2 samples"
@@ -180,13 +180,13 @@ he_samples() {
 	need_data
 	jq -c '{task_id, solution: .code}' "$DATA/mbpp/mbpp.jsonl" >full.jsonl
 	jq -c '.[] | {task_id, solution: .code}' "$DATA/mbpp/sanitized-mbpp.json" >sanitized.jsonl
-	run_eval --tasks "$DATA/mbpp/mbpp.jsonl" --samples full.jsonl --out full.out.jsonl --timeout 10
+	run_eval --tasks "$DATA/mbpp/mbpp.jsonl" --samples full.jsonl --out full.out.jsonl --timeout 10 --no-lint
 	((rc == 0)) || flunk "full: exit $rc"
 	[[ -z $(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' full.out.jsonl) ]] ||
 		flunk "full MBPP references that failed: $(jq -r 'select(.passed | not) | .task_id' full.out.jsonl)"
 	[[ $(jq -s length full.out.jsonl) == 974 ]] || flunk "not 974 results"
 	rm -f t.db
-	run_eval --tasks "$DATA/mbpp/sanitized-mbpp.json" --samples sanitized.jsonl --out san.out.jsonl --timeout 10
+	run_eval --tasks "$DATA/mbpp/sanitized-mbpp.json" --samples sanitized.jsonl --out san.out.jsonl --timeout 10 --no-lint
 	((rc == 0)) && [[ $(jq -s 'map(select(.passed)) | length' san.out.jsonl) == 427 ]] ||
 		flunk "sanitized: exit $rc, $(jq -s 'map(select(.passed)) | length' san.out.jsonl)/427 passed"
 }
@@ -209,19 +209,19 @@ he_samples() {
 }
 
 @test "--holdout exclude and only choose the tests; --seed reproduces property inputs" {
-	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out ex.jsonl --holdout exclude --seed 3
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out ex.jsonl --holdout exclude --seed 3 --no-lint
 	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' ex.jsonl) != *large* ]] || flunk "exclude ran the holdout test"
 	rm -f t.db
-	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out only.jsonl --holdout only --seed 3
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out only.jsonl --holdout only --seed 3 --no-lint
 	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' only.jsonl) == large ]] || flunk "only: $(jq -c 'select(.sample_id == "fib-memoized") | [.tests[].name]' only.jsonl)"
 	local a b
 	for seed in 5 5 6; do
 		rm -f t.db
-		run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out s$seed.jsonl --seed $seed
+		run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out s$seed.jsonl --seed $seed --no-lint
 	done
 	a=$(jq -r 'select(.sample_id == "reverse-words-naive") | .tests[] | select(.name == "random") | .detail' s5.jsonl)
 	[[ -n $a ]] || flunk "no failing property input recorded"
-	run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out again.jsonl --seed 5 --db t2.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out again.jsonl --seed 5 --db t2.db --no-lint
 	b=$(jq -r 'select(.sample_id == "reverse-words-naive") | .tests[] | select(.name == "random") | .detail' again.jsonl)
 	[[ $a == "$b" ]] || flunk "the same seed gave different first failing inputs: '$a' vs '$b'"
 }

@@ -464,7 +464,15 @@ static const struct bad {
 	{ "{\"language\": \"python\", \"entry_point\": \"f\", \"prompt\": \"p\", \"tests\": [{\"name\": \"a\", \"args\": []}],\n"
 	  " \"hints\": []}",
 	  ":2: field 'hints': unknown field (expected one of id, class, language, entry_point, signature, prompt, "
-	  "reference, limits, tests, description)" },
+	  "reference, limits, tests, description, image)" },
+	{ "{\"language\": \"python\", \"entry_point\": \"f\", \"prompt\": \"p\", \"tests\": [{\"name\": \"a\", \"args\": []}],\n"
+	  " \"image\": \"Py Thon\"}",
+	  ":2: field 'image': expected NAME or NAME@sha256:<64 hex digits>, got 'Py Thon': bad image name 'Py Thon' "
+	  "(lower-case letters, digits, '.', '_', '-'; at most 64, starting with a letter or digit)" },
+	{ "{\"language\": \"python\", \"entry_point\": \"f\", \"prompt\": \"p\", \"tests\": [{\"name\": \"a\", \"args\": []}],\n"
+	  " \"image\": \"py@sha256:12\"}",
+	  ":2: field 'image': expected NAME or NAME@sha256:<64 hex digits>, got 'py@sha256:12': bad image digest in "
+	  "'py@sha256:12' (want NAME@sha256: and 64 lower-case hex digits)" },
 };
 
 static void test_bad_task_json(void **state)
