@@ -512,12 +512,15 @@ def native_tests(candidate):
     for t in plan["tests"]:
         out = {"test": t["name"], "in_process": False, "status": "passed", "detail": None}
         values = {}
+        smallest = None  # a property test's wrong answers: (size, detail) of the smallest input
+        n_wrong = 0
         if exhausted():
             out["status"], out["detail"] = exhausted()
             send(out)
             continue
         for name, args in cases(t):
             Unit.start()
+            before = Unit.timeouts
             try:
                 got = call(*args)
                 if oracle:
@@ -534,8 +537,27 @@ def native_tests(candidate):
                 out["status"], out["detail"] = judge(e)
                 if len(values) or t.get("generator") is not None:
                     out["detail"] = "for %s: %s" % (plain.short(args, 300), out["detail"])
+            if smallest is not None and out["status"] not in ("passed", "failed"):
+                # looking for a smaller wrong answer, a case timed out or
+                # crashed: it is not held against the sample; stop looking
+                Unit.timeouts = before
+                out.update(status="failed", detail=None)
+                break
+            if out["status"] == "failed" and t.get("generator") is not None and not oracle:
+                # Shrinking, when cheap: the generated inputs are already
+                # drawn (and their answers known), so the smallest input
+                # that gets a wrong answer is recorded, not merely the first.
+                n_wrong += 1
+                size = len(repr(args))
+                if smallest is None or size < smallest[0]:
+                    smallest = (size, out["detail"])
+                out.update(status="passed", detail=None)
+                continue
             if out["status"] != "passed":
                 break  # the first failing input is the one recorded
+        if smallest is not None:
+            out.update(status="failed", detail=smallest[1] + (
+                " (the smallest of %d wrong answers)" % n_wrong if n_wrong > 1 else ""))
         if oracle:
             out["values"] = values
         send(out)

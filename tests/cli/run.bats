@@ -224,4 +224,10 @@ he_samples() {
 	run_eval --tasks "$EX/tasks" --samples "$EX/samples/buggy.jsonl" --out again.jsonl --seed 5 --db t2.db --no-lint
 	b=$(jq -r 'select(.sample_id == "reverse-words-naive") | .tests[] | select(.name == "random") | .detail' again.jsonl)
 	[[ $a == "$b" ]] || flunk "the same seed gave different first failing inputs: '$a' vs '$b'"
+	# shrinking among the drawn inputs: sum_to's off-by-one is wrong for every n >= 1 of
+	# the 50 drawn from [0, 1000], so the input recorded is the smallest of them, not the first
+	a=$(jq -r 'select(.sample_id == "sum-to-off-by-one") | .tests[] | select(.name == "random") | .detail' s5.jsonl)
+	[[ $a =~ ^for\ \[([0-9]+)\]:\ expected\ .*\(the\ smallest\ of\ ([0-9]+)\ wrong\ answers\)$ ]] ||
+		flunk "not the smallest wrong answer: '$a'"
+	((BASH_REMATCH[2] >= 45 && BASH_REMATCH[1] <= 100)) || flunk "input ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}: '$a'"
 }
