@@ -199,14 +199,22 @@ static int pin_images(struct run *r)
 	return 0;
 }
 
-/* A resumed run goes on with the image build it started with: adopted when
- * no --image is given, refused when another one is. */
-static int resume_image(struct run *r, const struct run_info *info)
+/* A resumed run goes on as it started: with the image build it was pinned
+ * to (adopted when no --image is given, refused when another one is) and
+ * with its lint settings (so that its samples are scored alike). */
+static int resume_config(struct run *r, const struct run_info *info)
 {
 	json_t *cfg = info->config_json ? json_loads(info->config_json, 0, NULL) : NULL;
 	const char *was = json_string_value(json_object_get(cfg, "image"));
 	const char *now = r->eval.image ? r->eval.image : "host";
+	json_t *lint = json_object_get(cfg, "lint");
+	int sev = lint_severity_parse(json_string_value(json_object_get(cfg, "lint_severity")));
 	int ret = 0;
+
+	if (json_is_boolean(lint))
+		r->no_lint = !json_is_true(lint);
+	if (sev >= 0)
+		r->lint.threshold = (enum lint_severity)sev;
 
 	if (was && strcmp(was, now) != 0) {
 		if (r->eval.image)
@@ -600,7 +608,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		r.seed = info.seed;	/* the same property inputs as before */
-		if (resume_image(&r, &info) < 0) {
+		if (resume_config(&r, &info) < 0) {
 			ret = 2;
 			goto out;
 		}

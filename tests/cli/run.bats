@@ -118,8 +118,11 @@ he_samples() {
 	id=$(sqlite3 t.db 'select id from runs limit 1')
 	n1=$(sqlite3 t.db 'select count(*) from samples')
 	((n1 >= 10 && n1 < 164)) || flunk "expected a partial run, found $n1 samples"
-	run_eval --tasks "$HE" --samples canonical.jsonl --resume "$id" --out out.jsonl --no-lint
+	# no --no-lint here: the resumed run keeps the settings it started with
+	run_eval --tasks "$HE" --samples canonical.jsonl --resume "$id" --out out.jsonl
 	((rc == 0)) || flunk "resume: exit $rc"
+	[[ $(sqlite3 t.db "select count(*) from samples where lint != 'none'") == 0 ]] ||
+		flunk "the resumed samples were linted, unlike the run's first ones"
 	n2=$(sqlite3 t.db "select count(*) from samples where run_id = '$id'")
 	[[ $n2 == 164 ]] || flunk "after resume: $n2 samples"
 	[[ $(sqlite3 t.db 'select count(distinct sample_id) from samples') == 164 ]] || flunk "a sample was recorded twice"
