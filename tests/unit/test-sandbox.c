@@ -238,8 +238,8 @@ static void test_config_check_sources(void **state)
 	fx_write(src, "");
 	sandbox_config_init(&cfg);
 	cfg.argv = argv_true;
-	files[0] = (struct sandbox_file){ "a.py", src };
-	files[1] = (struct sandbox_file){ "b.py", missing };
+	files[0] = (struct sandbox_file){ .dest = "a.py", .src = src };
+	files[1] = (struct sandbox_file){ .dest = "b.py", .src = missing };
 	cfg.files = files;
 	cfg.n_files = 2;
 	want = fx_str("cannot read --file source '%s': No such file or directory", missing);
