@@ -495,8 +495,9 @@ teardown() {
 	jq -j .stdout <<<"$json" | cmp - "$BATS_TEST_TMPDIR/big-in" || flunk "stdout is not the 300000-byte stdin"
 	# a reader that lets the pipe fill first: the supervisor's non-blocking
 	# writes then take part of a chunk, and the rest must still arrive
-	sbx --stdin "$BATS_TEST_TMPDIR/big-in" -- /bin/sh -c 'n=0; while :; do
-		c=$(dd bs=4096 count=1 status=none | wc -c); [ "$c" = 0 ] && break; n=$((n + c)); sleep 0.002
+	# (a process or two per 16 KiB read: gVisor needs more than the default 2 s of CPU)
+	sbx --stdin "$BATS_TEST_TMPDIR/big-in" --cpu-time 20 --wall-time 60 -- /bin/sh -c 'n=0; while :; do
+		c=$(dd bs=16384 count=1 status=none | wc -c); [ "$c" = 0 ] && break; n=$((n + c)); sleep 0.002
 	done; echo "$n"'
 	expect_status ok
 	assert_eq "$(out)" 300000 "bytes read by a slow reader"
