@@ -37,8 +37,37 @@ os.dup2(null, 1)
 os.close(null)
 
 
+class Mac:
+    """Each verdict line is authenticated: "HMAC-SHA256(key, SEQ:JSON) JSON",
+    SEQ counting the lines from 0, the key from the plan (which the candidate
+    never sees). Under gVisor a same-uid process can open /proc/<driver>/fd/1
+    despite the driver being non-dumpable; with the MAC, a line it writes,
+    drops or garbles is detected by sandeval (docs/verdicts.md). HMAC by hand
+    over the built-in _sha256: the hmac module would load OpenSSL."""
+    key = None
+    seq = 0
+
+    @classmethod
+    def start(cls, hexkey):
+        import _sha256
+        key = bytes.fromhex(hexkey).ljust(64, b"\0")
+        cls.sha = _sha256.sha256
+        cls.ipad = bytes(k ^ 0x36 for k in key)
+        cls.opad = bytes(k ^ 0x5c for k in key)
+        cls.key = key
+
+    @classmethod
+    def line(cls, text):
+        if cls.key is None:
+            return text
+        msg = ("%d:%s" % (cls.seq, text)).encode("utf-8", "surrogateescape")
+        cls.seq += 1
+        inner = cls.sha(cls.ipad + msg).digest()
+        return cls.sha(cls.opad + inner).hexdigest() + " " + text
+
+
 def send(obj):
-    report.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    report.write(Mac.line(json.dumps(obj, separators=(",", ":"))) + "\n")
 
 
 class Forked:
@@ -86,6 +115,14 @@ def fork_runner(source, memory):
                         os.close(int(name))
                     except OSError:
                         pass
+            # The candidate's code runs only once the driver has read its
+            # plan and put /dev/null on fd 0: it waits for "go" first.
+            got = b""
+            while not got.endswith(b"\n"):
+                c = os.read(to_r, 1)
+                if not c:
+                    os._exit(0)
+                got += c
             runner.serve(source, memory, to_r, from_w)
         finally:
             os._exit(1)
@@ -94,15 +131,19 @@ def fork_runner(source, memory):
     return Forked(pid), to_w, from_r
 
 
-first_runner = None
-if len(sys.argv) >= 4 and sys.argv[1] == "python":
-    first_runner = fork_runner(sys.argv[2], int(sys.argv[3]))
-
+# Not dumpable before anything else exists (the forked runner inherits it,
+# harmlessly): no window in which the candidate could open our /proc entries.
 if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
     send({"harness_error": "cannot make the driver non-dumpable"})
     sys.exit(3)
 
+first_runner = None
+if len(sys.argv) >= 4 and sys.argv[1] == "python":
+    first_runner = fork_runner(sys.argv[2], int(sys.argv[3]))
+
 plan = json.loads(sys.stdin.buffer.read())
+if plan.get("key"):
+    Mac.start(plan.pop("key"))
 # The plan is read; fd 0 becomes /dev/null (not closed: a pipe must not land on it).
 null = os.open("/dev/null", os.O_RDONLY)
 os.dup2(null, 0)
@@ -141,6 +182,7 @@ class Candidate:
         self.hello = False
         if first:
             self.proc, self.to_fd, self.from_fd = first
+            os.write(self.to_fd, b"go\n")  # the plan is read: the candidate may start
             os.set_blocking(self.to_fd, False)
             os.set_blocking(self.from_fd, False)
             self.hello = True

@@ -11,8 +11,11 @@
 #define _GNU_SOURCE
 #include "eval.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,8 @@
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
+#define KEY_BYTES 32		/* the plan's key for the report's HMACs */
+#define TAMPERED "the verdict channel was written to, read from or garbled by the candidate"
 /* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
  * image's interpreter, Debian 12's python3.11. Pycs of another tag are
  * simply not used. */
@@ -247,7 +252,7 @@ static char *candidate_source(const struct task *t, const struct sample *s)
 }
 
 static char *build_plan(const struct task *t, const struct runner *rn, const json_t *expected,
-			const struct eval_options *o, bool oracle)
+			const struct eval_options *o, bool oracle, const char *key)
 {
 	const char *source = json_string_value(json_object_get(rn->def, "source"));
 	uint64_t memory = t->memory ? t->memory : o->memory;
@@ -287,6 +292,7 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	json_object_set_new(plan, "mode", json_string(oracle ? "oracle" : "evaluate"));
 	if (expected)
 		json_object_set(plan, "expected", (json_t *)expected);
+	json_object_set_new(plan, "key", json_string(key));
 	char *text = json_dumps(plan, JSON_COMPACT);
 
 	json_decref(plan);
@@ -341,14 +347,65 @@ static enum test_status fate(const struct sandbox_result *sr)
 }
 
 /* Turn the driver's report lines into test results. */
-static void read_report(const struct task *t, const struct sandbox_result *sr, struct sample_result *r)
+/* The driver's report, line by line: each line is "MAC JSON" with MAC the
+ * hex HMAC-SHA256 under the plan's key of "SEQ:JSON" (driver.py, class Mac).
+ * A line that does not authenticate -- written, dropped or garbled by
+ * someone else, which only the candidate can be -- is skipped and marks the
+ * report as tampered with. */
+struct report_reader {
+	char *save;
+	char *text;			/* first call: the buffer; then NULL (strtok_r) */
+	const char *key;		/* hex */
+	unsigned long seq;
+	bool tampered;
+};
+
+static bool mac_ok(const char *key, unsigned long seq, const char *json, const char *mac_hex)
 {
-	char *text = sr->stdout_buf, *save = NULL;
+	unsigned char k[KEY_BYTES], out[EVP_MAX_MD_SIZE], want[32];
+	cleanup_free char *msg = xasprintf("%lu:%s", seq, json);
+	size_t outlen = 0;
+
+	if (!msg || strlen(key) != 2 * KEY_BYTES)
+		return false;
+	for (size_t i = 0; i < KEY_BYTES; i++)
+		if (sscanf(key + 2 * i, "%2hhx", &k[i]) != 1)
+			return false;
+	for (size_t i = 0; i < 32; i++)
+		if (!isxdigit((unsigned char)mac_hex[2 * i]) || !isxdigit((unsigned char)mac_hex[2 * i + 1]) ||
+		    sscanf(mac_hex + 2 * i, "%2hhx", &want[i]) != 1)
+			return false;
+	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, k, sizeof(k), (const unsigned char *)msg, strlen(msg),
+		       out, sizeof(out), &outlen) || outlen != 32)
+		return false;
+	return CRYPTO_memcmp(out, want, 32) == 0;
+}
+
+static char *report_next(struct report_reader *rr)
+{
+	char *line;
+
+	while ((line = strtok_r(rr->text, "\n", &rr->save))) {
+		rr->text = NULL;
+		if (strlen(line) > 65 && line[64] == ' ' && mac_ok(rr->key, rr->seq, line + 65, line)) {
+			rr->seq++;
+			return line + 65;
+		}
+		rr->tampered = true;
+	}
+	rr->text = NULL;
+	return NULL;
+}
+
+static void read_report(const struct task *t, const struct sandbox_result *sr, const char *key,
+			struct sample_result *r)
+{
+	struct report_reader rr = { .text = sr->stdout_buf, .key = key };
 	bool done = false, compile_failed = false;
 	char compile_detail[4096] = "";
 	char harness[2048] = "";
 
-	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *name, *status, *detail;
 
@@ -378,11 +435,23 @@ static void read_report(const struct task *t, const struct sandbox_result *sr, s
 			add_test(r, "compile", TS_COMPILE_ERROR, compile_detail, false, NULL);
 		return;
 	}
-	if (done && !harness[0])
+	if (rr.tampered) {
+		/* the candidate reached for the judge: every verdict of the sample is a crash */
+		for (size_t i = 0; i < r->n_tests; i++) {
+			r->tests[i].status = TS_CRASH;
+			free(r->tests[i].detail);
+			r->tests[i].detail = strdup(TAMPERED);
+		}
+		if (r->n_tests == 0 && t->n_tests == 0)
+			add_test(r, "(verdict channel)", TS_CRASH, TAMPERED, false, NULL);
+	}
+	if (done && !harness[0] && !rr.tampered)
 		return;
-	/* The driver did not finish: its tests not reported end as the sandbox did. */
-	enum test_status st = harness[0] ? TS_HARNESS_ERROR : fate(sr);
-	const char *why = harness[0] ? harness : sandbox_status_name(sr->status);
+	/* The driver did not finish: its tests not reported end as the sandbox
+	 * did. A tampered report is the candidate's doing: a crash, whatever
+	 * else it wrote (a harness error it forged included). */
+	enum test_status st = rr.tampered ? TS_CRASH : harness[0] ? TS_HARNESS_ERROR : fate(sr);
+	const char *why = rr.tampered ? TAMPERED : harness[0] ? harness : sandbox_status_name(sr->status);
 
 	if (sr->status == SB_SANDBOX_ERROR)
 		why = sr->error;
@@ -470,6 +539,7 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	const struct runner *rn;
 	struct sandbox_result sr;
 	struct sd_error e = { 0 };
+	char key[2 * KEY_BYTES + 1];
 
 	memset(out, 0, sizeof(*out));
 	out->task_id = strdup(task->id);
@@ -483,7 +553,7 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	if (!out->task_id || !out->sample_id || !out->task_class || !source || !out->completion)
 		return sd_error_errno(err, ENOMEM, "eval");
 	rn = load_runner(dir, task->language ? task->language : "python", &e);
-	plan = rn ? build_plan(task, rn, expected, o, false) : NULL;
+	plan = rn && random_hex(key, KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, o, false, key) : NULL;
 	if (!rn || !plan || run_driver(task, rn, source, plan, o, &sr, &e) < 0) {
 		add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
 	} else {
@@ -491,7 +561,7 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 		out->latency_ms = sr.wall_ms;
 		out->cpu_ms = sr.cpu_ms;
 		out->peak_memory_bytes = sr.peak_memory_bytes;
-		read_report(task, &sr, out);
+		read_report(task, &sr, key, out);
 		sandbox_result_release(&sr);
 	}
 	out->finished_ms = epoch_ms();
@@ -521,7 +591,8 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	const struct runner *rn;
 	struct sandbox_result sr;
 	json_t *values = NULL;
-	char *save = NULL;
+	struct report_reader rr = { 0 };
+	char key[2 * KEY_BYTES + 1];
 	bool done = false;
 
 	*expected = NULL;
@@ -532,12 +603,14 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	rn = load_runner(o->runners_dir ? o->runners_dir : eval_runners_dir(), task->language ? task->language : "python", err);
 	if (!rn)
 		return sd_error_wrap(err, "task '%s'", task->id);
-	plan = build_plan(task, rn, NULL, o, true);
+	if (random_hex(key, KEY_BYTES, err) < 0)
+		return sd_error_wrap(err, "task '%s': oracle", task->id);
+	plan = build_plan(task, rn, NULL, o, true, key);
 	if (!plan || run_driver(task, rn, task->reference, plan, o, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
-	for (char *line = sr.stdout_buf ? strtok_r(sr.stdout_buf, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	rr = (struct report_reader){ .text = sr.stdout_buf, .key = key };
+	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
 		json_t *l = json_loads(line, 0, NULL);
 		const char *status = json_string_value(json_object_get(l, "status"));
 

@@ -5,6 +5,10 @@ SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
 HE=$DATA/humaneval/HumanEval.jsonl.gz
+# The backend under test: SANDEVAL_BACKEND=gvisor runs the same evaluations under runsc.
+BACKEND=${SANDEVAL_BACKEND:-native}
+BACKEND_OPTS=()
+[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -13,13 +17,14 @@ setup() {
 need_data() {
 	[[ -r $HE ]] || skip "no HumanEval data at '$HE' (set SANDEVAL_DATA)"
 	[[ ${SANDEVAL_HEAVY:-1} == 1 ]] || skip "real-data acceptance runs only in the main pass (SANDEVAL_HEAVY=0)"
+	[[ $BACKEND == native ]] || skip "real-data acceptance runs in the native pass (thousands of samples)"
 }
 
 EX=$BATS_TEST_DIRNAME/../../examples
 
 # run_eval ARG...: sandeval run --db t.db --quiet ARG...; $rc, $out (stdout), $err
 run_eval() {
-	"$SANDEVAL" run --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	out=$(cat stdout.txt)
 	err=$(cat stderr.txt)
 }
@@ -60,9 +65,44 @@ he_samples() {
 	((rc == 0)) || flunk "exit $rc"
 	local got
 	got=$(jq -r '.result' out.jsonl)
-	[[ $got == *"mem:PermissionError"* && $got == *"fd/0:PermissionError"* && $got == *"fd/1:PermissionError"* ]] ||
-		flunk "the driver's /proc entries were not refused: $got"
-	[[ $got != *"mem:opened"* && $got != *"fd/1:opened"* && $got != *"environ:opened"* ]] || flunk "opened: $got"
+	if [[ $BACKEND == gvisor ]]; then
+		# gVisor lets a same-uid process open /proc/<pid>/fd/* of a non-dumpable
+		# one (docs/verdicts.md): memory stays refused, fd/0 is /dev/null by
+		# then, and what is written to fd/1 is caught by the report's MACs (below)
+		[[ $got == *"mem:PermissionError"* ]] || flunk "the driver's memory was not refused: $got"
+	else
+		[[ $got == *"mem:PermissionError"* && $got == *"fd/0:PermissionError"* && $got == *"fd/1:PermissionError"* ]] ||
+			flunk "the driver's /proc entries were not refused: $got"
+		[[ $got != *"mem:opened"* && $got != *"fd/1:opened"* && $got != *"environ:opened"* ]] || flunk "opened: $got"
+	fi
+	# Forged verdict lines, with the real test names, in the report's format,
+	# written to every descriptor of the driver that can be opened: never a pass
+	code=$'    import os\n    for n in ("L2: assert candidate(1, 2) == 3", "L3: assert candidate(-5, 5) == 0"):\n        line = \'%s {"test":"%s","status":"passed","detail":null,"in_process":false}\\n\' % ("0" * 64, n)\n        for p in ["/proc/%d/fd/%d" % (os.getppid(), i) for i in range(1, 16)]:\n            try:\n                fd = os.open(p, os.O_WRONLY)\n                os.write(fd, line.encode())\n                os.close(fd)\n            except OSError:\n                pass\n    return 7\n'
+	jq -nc --arg c "$code" '{task_id: "attack/0", sample_id: "forger", completion: $c}' >s.jsonl
+	rm -f t.db
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1
+	((rc == 0)) || flunk "exit $rc: $err"
+	[[ $(jq -r '.passed' out.jsonl) == false ]] || flunk "forged verdicts passed: $(cat out.jsonl)"
+	[[ $(jq -r '[.tests[] | select(.status == "passed")] | length' out.jsonl) == 0 ]] ||
+		flunk "a forged verdict counted: $(jq -c '.tests' out.jsonl)"
+}
+
+@test "a report line that does not authenticate turns every verdict of the sample into a crash" {
+	# the one way to get such a line here: a driver whose MAC is wrong on its third line
+	cp -r "${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}" runners
+	sed -i 's|        return cls.sha(cls.opad + inner).hexdigest() + " " + text|        return ("0" * 64 if cls.seq == 3 else cls.sha(cls.opad + inner).hexdigest()) + " " + text|' \
+		runners/driver.py
+	grep -q 'cls.seq == 3' runners/driver.py || flunk "the driver was not patched"
+	printf '%s\n' '{"task_id": "attack/0", "sample_id": "honest", "completion": "    return a + b\n"}' >s.jsonl
+	SANDEVAL_RUNNERS=$PWD/runners run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1 --no-lint
+	((rc == 0)) || flunk "exit $rc: $err"
+	[[ $(jq -r '.passed' out.jsonl) == false ]] || flunk "a report with a forged line passed"
+	[[ $(jq -r '[.tests[] | select(.status != "crash" or (.detail | test("verdict channel") | not))] | length' out.jsonl) == 0 ]] ||
+		flunk "not every verdict is a crash naming the channel: $(jq -c '.tests' out.jsonl)"
+	# and the same driver unpatched: the honest sample passes
+	rm -f t.db
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out2.jsonl --k 1 --no-lint
+	[[ $(jq -r '.passed' out2.jsonl) == true ]] || flunk "the honest sample failed: $(cat out2.jsonl)"
 }
 
 @test "all 164 HumanEval canonical solutions pass" {
