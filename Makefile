@@ -43,14 +43,15 @@ PYC_TAG := cpython-311
 PYCS := runners/__pycache__/driver.$(PYC_TAG).pyc runners/python/__pycache__/plain.$(PYC_TAG).pyc \
 	runners/python/__pycache__/runner.$(PYC_TAG).pyc
 pycs: $(PYCS)
+define compile_pyc
+	@mkdir -p $(dir $@)
+	$(PYTHON_IMAGE) -c 'import py_compile as p, sys; p.compile(sys.argv[1], sys.argv[2], doraise=True, \
+		invalidation_mode=p.PycInvalidationMode.CHECKED_HASH)' $< $@
+endef
 runners/__pycache__/%.$(PYC_TAG).pyc: runners/%.py
-	@mkdir -p $(dir $@)
-	$(PYTHON_IMAGE) -c 'import py_compile as p, sys; p.compile(sys.argv[1], sys.argv[2], doraise=True, \
-		invalidation_mode=p.PycInvalidationMode.CHECKED_HASH)' $< $@
+	$(compile_pyc)
 runners/python/__pycache__/%.$(PYC_TAG).pyc: runners/python/%.py
-	@mkdir -p $(dir $@)
-	$(PYTHON_IMAGE) -c 'import py_compile as p, sys; p.compile(sys.argv[1], sys.argv[2], doraise=True, \
-		invalidation_mode=p.PycInvalidationMode.CHECKED_HASH)' $< $@
+	$(compile_pyc)
 
 ifeq ($(B),build)
 sandeval: $(B)/sandeval

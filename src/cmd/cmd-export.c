@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,18 +35,7 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-__attribute__((format(printf, 1, 2)))
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sandeval: export: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+#define fail(...) cmd_fail("export", __VA_ARGS__)
 
 /* Write to PATH.tmp, then rename: a baseline is never left half written. */
 static int write_to(const char *path, const struct run_info *run, const struct sample_result *v, size_t n,

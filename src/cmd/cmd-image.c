@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +32,7 @@ static const char image_usage[] =
 	"\n"
 	"Exit status: 0 on success, 1 when `digest` finds an image changed, 2 for errors.\n";
 
-__attribute__((format(printf, 1, 2)))
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sandeval: image: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+#define fail(...) cmd_fail("image", __VA_ARGS__)
 
 /* Split "a,b,c" in place into a NULL-terminated array (malloc'd). */
 static char **split_list(char *s, size_t *n)

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,18 +110,7 @@ struct run {
 	struct task *view;		/* per task: the tests --holdout keeps */
 };
 
-__attribute__((format(printf, 1, 2)))
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sandeval: run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+#define fail(...) cmd_fail("run", __VA_ARGS__)
 
 static int parse_ks(const char *s, struct run *r)
 {

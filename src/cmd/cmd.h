@@ -19,6 +19,8 @@ int cmd_report(int argc, char **argv);
 
 /* Print "sandeval: MESSAGE" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "sandeval: CMD: MESSAGE" to stderr; returns EXIT_USAGE. */
+int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Run the gc sweep quietly (used at every start); returns 0 or -1. */
 int cmd_auto_gc(void);
 

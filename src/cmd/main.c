@@ -35,6 +35,18 @@ void cmd_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cmd_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sandeval: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sandeval COMMAND [OPTIONS]\n\ncommands:\n");

@@ -355,27 +355,36 @@ static enum test_status fate(const struct sandbox_result *sr)
 struct report_reader {
 	char *save;
 	char *text;			/* first call: the buffer; then NULL (strtok_r) */
-	const char *key;		/* hex */
+	unsigned char key[KEY_BYTES];
+	bool key_ok;			/* the hex key decoded (else no line authenticates) */
 	unsigned long seq;
 	bool tampered;
 };
 
-static bool mac_ok(const char *key, unsigned long seq, const char *json, const char *mac_hex)
+/* Read BUF (modified in place) as a report signed under the hex key HEXKEY. */
+static void report_open(struct report_reader *rr, char *buf, const char *hexkey)
 {
-	unsigned char k[KEY_BYTES], out[EVP_MAX_MD_SIZE], want[32];
-	cleanup_free char *msg = xasprintf("%lu:%s", seq, json);
+	memset(rr, 0, sizeof(*rr));
+	rr->text = buf;
+	rr->key_ok = strlen(hexkey) == 2 * KEY_BYTES;
+	for (size_t i = 0; rr->key_ok && i < KEY_BYTES; i++)
+		rr->key_ok = sscanf(hexkey + 2 * i, "%2hhx", &rr->key[i]) == 1;
+}
+
+static bool mac_ok(const struct report_reader *rr, const char *json, const char *mac_hex)
+{
+	unsigned char out[EVP_MAX_MD_SIZE], want[32];
+	cleanup_free char *msg = xasprintf("%lu:%s", rr->seq, json);
 	size_t outlen = 0;
 
-	if (!msg || strlen(key) != 2 * KEY_BYTES)
+	if (!msg || !rr->key_ok)
 		return false;
-	for (size_t i = 0; i < KEY_BYTES; i++)
-		if (sscanf(key + 2 * i, "%2hhx", &k[i]) != 1)
-			return false;
 	for (size_t i = 0; i < 32; i++)
 		if (!isxdigit((unsigned char)mac_hex[2 * i]) || !isxdigit((unsigned char)mac_hex[2 * i + 1]) ||
 		    sscanf(mac_hex + 2 * i, "%2hhx", &want[i]) != 1)
 			return false;
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, k, sizeof(k), (const unsigned char *)msg, strlen(msg),
+	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, rr->key, sizeof(rr->key),
+		       (const unsigned char *)msg, strlen(msg),
 		       out, sizeof(out), &outlen) || outlen != 32)
 		return false;
 	return CRYPTO_memcmp(out, want, 32) == 0;
@@ -387,7 +396,7 @@ static char *report_next(struct report_reader *rr)
 
 	while ((line = strtok_r(rr->text, "\n", &rr->save))) {
 		rr->text = NULL;
-		if (strlen(line) > 65 && line[64] == ' ' && mac_ok(rr->key, rr->seq, line + 65, line)) {
+		if (strlen(line) > 65 && line[64] == ' ' && mac_ok(rr, line + 65, line)) {
 			rr->seq++;
 			return line + 65;
 		}
@@ -400,11 +409,12 @@ static char *report_next(struct report_reader *rr)
 static void read_report(const struct task *t, const struct sandbox_result *sr, const char *key,
 			struct sample_result *r)
 {
-	struct report_reader rr = { .text = sr->stdout_buf, .key = key };
+	struct report_reader rr;
 	bool done = false, compile_failed = false;
 	char compile_detail[4096] = "";
 	char harness[2048] = "";
 
+	report_open(&rr, sr->stdout_buf, key);
 	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *name, *status, *detail;
@@ -591,7 +601,7 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	const struct runner *rn;
 	struct sandbox_result sr;
 	json_t *values = NULL;
-	struct report_reader rr = { 0 };
+	struct report_reader rr;
 	char key[2 * KEY_BYTES + 1];
 	bool done = false;
 
@@ -609,7 +619,7 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	if (!plan || run_driver(task, rn, task->reference, plan, o, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
-	rr = (struct report_reader){ .text = sr.stdout_buf, .key = key };
+	report_open(&rr, sr.stdout_buf, key);
 	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
 		json_t *l = json_loads(line, 0, NULL);
 		const char *status = json_string_value(json_object_get(l, "status"));

@@ -25,40 +25,13 @@ static const char *verdict_key(enum gate_verdict v)
 	return v == GATE_PASS ? "pass" : v == GATE_REGRESSION ? "regression" : "cannot_judge";
 }
 
-/* Untrusted S for a terminal, at most MAX characters: control bytes and
- * invalid UTF-8 as '?', "..." when cut. Returns the characters written. */
-static int put_term(FILE *f, const char *s, size_t max)
-{
-	size_t len = s ? strlen(s) : 0, i = 0, chars = 0;
-
-	while (i < len && chars < max) {
-		size_t q = utf8_valid_seq((const unsigned char *)s + i, len - i);
-		unsigned char c = (unsigned char)s[i];
-
-		if (q == 0 || (q == 1 && (c < 0x20 || c == 0x7f)) ||
-		    (q == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {
-			fputc('?', f);
-			i += q ? q : 1;
-		} else {
-			fwrite(s + i, 1, q, f);
-			i += q;
-		}
-		chars++;
-	}
-	if (i < len) {
-		fputs("...", f);
-		chars += 3;
-	}
-	return (int)chars;
-}
-
 static void put_stat_row(FILE *f, const char *prefix, const char *name, const struct gate_stat *s,
 			 const char *mark)
 {
 	int used = (int)strlen(prefix);
 
 	fputs(prefix, f);
-	used += put_term(f, name, NAME_MAX_CHARS);
+	used += (int)utf8_put_term(f, name, NAME_MAX_CHARS);
 	fprintf(f, "%*s %5zu  %8.4f  %8.4f  %+8.4f  [%+.4f, %+.4f]%s%s\n", used < 32 ? 32 - used : 0, "",
 		s->n_tasks, s->base, s->cand, s->diff, s->ci_lo, s->ci_hi, mark[0] ? "  " : "", mark);
 }
@@ -90,12 +63,12 @@ static void put_worse(FILE *f, const struct gate_result *r)
 		int used;
 
 		fputs("  ", f);
-		used = put_term(f, w[i]->task_id, NAME_MAX_CHARS);
+		used = (int)utf8_put_term(f, w[i]->task_id, NAME_MAX_CHARS);
 		fprintf(f, "%*s %8.4f -> %8.4f  %+8.4f", used < 30 ? 30 - used : 0, "", w[i]->base, w[i]->cand,
 			w[i]->diff);
 		if (w[i]->task_class[0]) {
 			fputs("  (", f);
-			put_term(f, w[i]->task_class, NAME_MAX_CHARS);
+			utf8_put_term(f, w[i]->task_class, NAME_MAX_CHARS);
 			fputc(')', f);
 		}
 		fputc('\n', f);
@@ -111,9 +84,9 @@ void gate_print(FILE *f, const struct gate_result *r, const struct gate_options 
 	gate_metric_name(opt, metric, sizeof(metric));
 	if (r->verdict != GATE_CANNOT_JUDGE) {
 		fprintf(f, "gate: %s of baseline ", metric);
-		put_term(f, base ? base->name : "?", 80);
+		utf8_put_term(f, base ? base->name : "?", 80);
 		fputs(" and candidate ", f);
-		put_term(f, cand ? cand->name : "?", 80);
+		utf8_put_term(f, cand ? cand->name : "?", 80);
 		fprintf(f, "\ngate: %zu shared tasks compared (%zu baseline only, %zu candidate only, %zu left out "
 			"without a value); bootstrap %zu resamples, seed %llu; epsilon %.4f%s\n\n",
 			r->n_tasks, r->n_base_only, r->n_cand_only, r->n_left_out, opt->resamples,
@@ -132,7 +105,7 @@ void gate_print(FILE *f, const struct gate_result *r, const struct gate_options 
 		fputc('\n', f);
 	}
 	fprintf(f, "gate: %s: ", verdict_word(r->verdict));
-	put_term(f, r->reason, sizeof(r->reason));
+	utf8_put_term(f, r->reason, sizeof(r->reason));
 	fputc('\n', f);
 }
 

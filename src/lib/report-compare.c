@@ -8,37 +8,6 @@
 
 #include "utf8.h"
 
-/* Print at most MAX characters of untrusted S: control bytes and invalid
- * UTF-8 as '?', "..." when cut. Returns the characters printed; with F
- * NULL, only counts them. */
-static size_t put_term(FILE *f, const char *s, size_t max)
-{
-	size_t len = s ? strlen(s) : 0, i = 0, chars = 0;
-
-	while (i < len && chars < max) {
-		size_t q = utf8_valid_seq((const unsigned char *)s + i, len - i);
-		unsigned char c = (unsigned char)s[i];
-
-		if (q == 0 || (q == 1 && (c < 0x20 || c == 0x7f)) ||
-		    (q == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {	/* C1 controls */
-			if (f)
-				fputc('?', f);
-			i += q ? q : 1;
-		} else {
-			if (f)
-				fwrite(s + i, 1, q, f);
-			i += q;
-		}
-		chars++;
-	}
-	if (i < len) {
-		if (f)
-			fputs("...", f);
-		chars += 3;
-	}
-	return chars;
-}
-
 static const char *str_or(const char *s)
 {
 	return s ? s : "";
@@ -101,10 +70,10 @@ static void fmt_change(char *buf, size_t size, enum trend_kind kind, double old,
 /* A column header: " " and the run id, right-aligned. */
 static void put_header(FILE *f, const char *id)
 {
-	size_t n = put_term(NULL, id, W_VALUE - 1);
+	size_t n = utf8_put_term(NULL, id, W_VALUE - 1);
 
 	fprintf(f, " %*s", n < W_VALUE ? (int)(W_VALUE - n) : 0, "");
-	put_term(f, id, W_VALUE - 1);
+	utf8_put_term(f, id, W_VALUE - 1);
 }
 
 struct cmp {
@@ -192,11 +161,11 @@ static void put_run(FILE *f, const char *what, const struct trend_run *run)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 	fprintf(f, "%-10s ", what);
-	put_term(f, run->info.id, 40);
+	utf8_put_term(f, run->info.id, 40);
 	fprintf(f, " (%s, ", when);
 	if (run->info.model) {
 		fputs("model ", f);
-		put_term(f, run->info.model, 40);
+		utf8_put_term(f, run->info.model, 40);
 		fputs(", ", f);
 	}
 	fprintf(f, "%zu sample%s, %zu task%s", run->all.n_samples, run->all.n_samples == 1 ? "" : "s",
@@ -220,7 +189,7 @@ static void class_block(const struct cmp *c, const struct trend *t, const char *
 			const struct trend_metrics *old, const struct trend_metrics *now)
 {
 	fputs("class ", c->f);
-	put_term(c->f, name[0] ? name : "(none)", 40);
+	utf8_put_term(c->f, name[0] ? name : "(none)", 40);
 	if (!now)
 		fputs(": not in this run\n", c->f);
 	else if (c->base && !old)

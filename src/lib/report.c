@@ -337,37 +337,6 @@ static void report_lint_table(FILE *f, const struct report *rep, double mean)
 	lint_summary_release(&ls);
 }
 
-/* Print at most MAX characters of untrusted S for a terminal: control bytes
- * and invalid UTF-8 as '?', "..." when cut. Returns the characters printed;
- * with F NULL, only counts them. */
-static size_t put_term(FILE *f, const char *s, size_t max)
-{
-	size_t len = s ? strlen(s) : 0, i = 0, chars = 0;
-
-	while (i < len && chars < max) {
-		size_t q = utf8_valid_seq((const unsigned char *)s + i, len - i);
-		unsigned char c = (unsigned char)s[i];
-
-		if (q == 0 || (q == 1 && (c < 0x20 || c == 0x7f)) ||
-		    (q == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {	/* C1 controls */
-			if (f)
-				fputc('?', f);
-			i += q ? q : 1;
-		} else {
-			if (f)
-				fwrite(s + i, 1, q, f);
-			i += q;
-		}
-		chars++;
-	}
-	if (i < len && chars == max) {
-		if (f)
-			fputs("...", f);
-		chars += 3;
-	}
-	return chars;
-}
-
 #define LABEL_MAX 32
 
 /* A row of the score table: label, n, mean, median, p10. */
@@ -377,7 +346,7 @@ static void put_row(FILE *f, const char *prefix, const char *label, int width,
 	int used = (int)strlen(prefix);
 
 	fputs(prefix, f);
-	used += (int)put_term(f, label, LABEL_MAX);
+	used += (int)utf8_put_term(f, label, LABEL_MAX);
 	fprintf(f, "%*s %6zu", width > used ? width - used : 0, "", s->n);
 	if (s->n == 0) {
 		fprintf(f, "  %7s %7s %7s\n", "-", "-", "-");
@@ -398,7 +367,7 @@ void report_table(FILE *f, const struct report *rep)
 		return;
 	}
 	for (size_t j = 0; j < sum.n_classes; j++) {
-		int w = (int)put_term(NULL, sum.classes[j].name[0] ? sum.classes[j].name : "(none)", LABEL_MAX) + 8;
+		int w = (int)utf8_put_term(NULL, sum.classes[j].name[0] ? sum.classes[j].name : "(none)", LABEL_MAX) + 8;
 
 		width = w > width ? w : width;
 	}
@@ -406,7 +375,7 @@ void report_table(FILE *f, const struct report *rep)
 		fprintf(f, "%-10s %s\n", "run", rep->run->id);
 		if (rep->run->model) {
 			fprintf(f, "%-10s ", "model");
-			put_term(f, rep->run->model, 64);
+			utf8_put_term(f, rep->run->model, 64);
 			fputc('\n', f);
 		}
 	}

@@ -61,3 +61,31 @@ char *utf8_sanitize(const char *buf, size_t len, size_t *out_len)
 		*out_len = o;
 	return out;
 }
+
+size_t utf8_put_term(FILE *f, const char *s, size_t max)
+{
+	size_t len = s ? strlen(s) : 0, i = 0, chars = 0;
+
+	while (i < len && chars < max) {
+		size_t q = utf8_valid_seq((const unsigned char *)s + i, len - i);
+		unsigned char c = (unsigned char)s[i];
+
+		if (q == 0 || (q == 1 && (c < 0x20 || c == 0x7f)) ||
+		    (q == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {	/* C1 controls */
+			if (f)
+				fputc('?', f);
+			i += q ? q : 1;
+		} else {
+			if (f)
+				fwrite(s + i, 1, q, f);
+			i += q;
+		}
+		chars++;
+	}
+	if (i < len) {
+		if (f)
+			fputs("...", f);
+		chars += 3;
+	}
+	return chars;
+}
