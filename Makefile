@@ -33,7 +33,7 @@ CMD_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/cmd/*.c))
 UNIT_BIN := $(patsubst %.c,$(B)/%,$(wildcard tests/unit/test-*.c))
 FUZZ_BIN := $(patsubst %.c,$(B)/%,$(wildcard tests/fuzz/fuzz-*.c))
 
-all: sandeval tests/probe/probe pycs
+all: sandeval tests/probe/probe pycs runners/sandeval-zygote.so
 
 # The Python harness's modules compiled once here, for the sandbox's python3
 # (Debian 12's 3.11), as checked-hash pycs: eval.c injects them beside the
@@ -52,6 +52,26 @@ runners/__pycache__/%.$(PYC_TAG).pyc: runners/%.py
 	$(compile_pyc)
 runners/python/__pycache__/%.$(PYC_TAG).pyc: runners/python/%.py
 	$(compile_pyc)
+
+# The zygote's half of warm starts (src/lib/zygote.h): a shared object that
+# runners/zygote.py loads into python3 with ctypes. Always a plain build (an
+# ASan runtime cannot be loaded into python3), with its own PIC objects.
+ZYGOTE_SRC := src/lib/zygote.c src/lib/sandbox-child.c src/lib/landlock.c src/lib/sysfilter.c \
+	src/lib/util.c src/lib/error.c
+ZYGOTE_OBJ := $(patsubst %.c,build/pic/%.o,$(ZYGOTE_SRC))
+ZYGOTE_CFLAGS := -std=c11 $(WARN) -O2 -g -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \
+	-Isrc/lib -Ibuild/gen -MMD -MP
+build/pic/%.o: %.c build/gen/sysfilter-bpf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ZYGOTE_CFLAGS) -c -o $@ $<
+ifneq ($(B),build)
+build/gen/sysfilter-bpf.h: $(B)/gen/sysfilter-bpf.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+endif
+runners/sandeval-zygote.so: $(ZYGOTE_OBJ)
+	$(CC) -shared -Wl,-z,relro,-z,now -Wl,--no-undefined -o $@.tmp $^ -lm && mv -f $@.tmp $@
+-include $(ZYGOTE_OBJ:.o=.d)
 
 ifeq ($(B),build)
 sandeval: $(B)/sandeval
@@ -135,7 +155,7 @@ bench: deps
 	@sh bench/exec.sh ./sandeval
 
 clean:
-	rm -rf build build-asan sandeval tests/probe/probe runners/__pycache__ runners/python/__pycache__
+	rm -rf build build-asan sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
 .PHONY: all pycs units deps check demo bench clean FORCE
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

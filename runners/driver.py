@@ -31,10 +31,9 @@ import plain  # noqa: E402
 PR_SET_DUMPABLE = 4
 MAX_RESPONSE = 64 << 20
 
-report = os.fdopen(os.dup(1), "w", buffering=1)
-null = os.open("/dev/null", os.O_RDWR)
-os.dup2(null, 1)
-os.close(null)
+report = None   # the verdict channel: fd 1 as it was when run() started
+plan = None
+first_runner = None
 
 
 class Mac:
@@ -129,25 +128,6 @@ def fork_runner(source, memory):
     os.close(to_r)
     os.close(from_w)
     return Forked(pid), to_w, from_r
-
-
-# Not dumpable before anything else exists (the forked runner inherits it,
-# harmlessly): no window in which the candidate could open our /proc entries.
-if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-    send({"harness_error": "cannot make the driver non-dumpable"})
-    sys.exit(3)
-
-first_runner = None
-if len(sys.argv) >= 4 and sys.argv[1] == "python":
-    first_runner = fork_runner(sys.argv[2], int(sys.argv[3]))
-
-plan = json.loads(sys.stdin.buffer.read())
-if plan.get("key"):
-    Mac.start(plan.pop("key"))
-# The plan is read; fd 0 becomes /dev/null (not closed: a pipe must not land on it).
-null = os.open("/dev/null", os.O_RDONLY)
-os.dup2(null, 0)
-os.close(null)
 
 
 class Timeout(Exception):
@@ -704,9 +684,34 @@ def main():
     send({"done": True})
 
 
-try:
-    main()
-except BaseException:
-    import traceback
-    send({"harness_error": traceback.format_exc()[-2000:]})
-    sys.exit(3)
+def run(argv):
+    """The driver's whole life: ARGV is [script, language, source, memory].
+    Returns the exit code. start.py calls it in a fresh interpreter, the
+    zygote (zygote.py) in a warm one forked into a fresh sandbox."""
+    global report, plan, first_runner
+    report = os.fdopen(os.dup(1), "w", buffering=1)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 1)
+    os.close(null)
+    # Not dumpable before anything else exists (the forked runner inherits it,
+    # harmlessly): no window in which the candidate could open our /proc entries.
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        send({"harness_error": "cannot make the driver non-dumpable"})
+        return 3
+    if len(argv) >= 4 and argv[1] == "python":
+        first_runner = fork_runner(argv[2], int(argv[3]))
+    plan = json.loads(sys.stdin.buffer.read())
+    if plan.get("key"):
+        Mac.start(plan.pop("key"))
+    # The plan is read; fd 0 becomes /dev/null (not closed: a pipe must not land on it).
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        main()
+    except BaseException:
+        import traceback
+        send({"harness_error": traceback.format_exc()[-2000:]})
+        return 3
+    report.flush()
+    return 0

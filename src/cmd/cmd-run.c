@@ -37,7 +37,7 @@ static const char run_usage[] =
 	"usage: sandeval run --tasks FILE|DIR --samples FILE [--model NAME] [--db PATH] [--jobs N]\n"
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
-	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--quiet]\n"
+	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
 	"                    [--image NAME[@sha256:HEX]]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"\n"
@@ -59,6 +59,8 @@ static const char run_usage[] =
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
 	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
 	"                    pinned to one build for the whole run; a task may name its own\n"
+	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
+	"                    from a warm interpreter (slower; docs/sandbox.md, warm starts)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
@@ -68,7 +70,8 @@ static const char run_usage[] =
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
-       OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY };
+       OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
+       OPT_COLD };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -89,6 +92,7 @@ static const struct option options[] = {
 	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
+	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -236,6 +240,7 @@ static _Noreturn void worker_main(struct run *r, int in, int out)
 {
 	FILE *f = fdopen(in, "r");
 	char line[64];
+	bool warned = false;
 
 	signal(SIGINT, SIG_IGN);	/* the parent decides when to stop */
 	while (f && fgets(line, sizeof(line), f)) {
@@ -249,6 +254,11 @@ static _Noreturn void worker_main(struct run *r, int in, int out)
 
 		if (ti == (size_t)-1 || eval_sample(&r->view[ti], s, r->expected[ti], &r->eval, &res, &err) < 0)
 			_exit(3);
+		if (!warned && eval_warm_error()) {
+			fprintf(stderr, "sandeval: run: warning: no warm start (%s): every sample starts "
+				"python3 afresh\n", eval_warm_error());
+			warned = true;
+		}
 		if (!r->no_lint) {
 			if (lint_sample(&r->tasks.tasks[ti], s, &r->lint, &res, &err) < 0) {
 				res.lint = LINT_ERROR;
@@ -265,6 +275,7 @@ static _Noreturn void worker_main(struct run *r, int in, int out)
 		json_decref(j);
 		sample_result_release(&res);
 	}
+	eval_release();
 	_exit(0);
 }
 
@@ -465,6 +476,7 @@ static int parse_options(int argc, char **argv, struct run *r)
 		case OPT_IMAGE: r->eval.image = v; break;
 		case OPT_QUIET: r->quiet = true; break;
 		case OPT_NO_LINT: r->no_lint = true; break;
+		case OPT_COLD: r->eval.cold = true; break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -549,6 +561,8 @@ int cmd_run(int argc, char **argv)
 	struct store *st = NULL;
 	cleanup_free char *config = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct canaries canaries;
+	bool canaries_running = false;
 	int ret;
 
 	eval_options_init(&r.eval);
@@ -567,6 +581,13 @@ int cmd_run(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* The canaries run while the tasks are prepared and the store opened
+	 * (a resumed run's settings are known only later: its canaries then). */
+	if (!r.resume && canary_start(&canaries, &r.eval, &err) < 0) {
+		ret = fail("%s", err.msg);
+		goto out;
+	}
+	canaries_running = !r.resume;
 	/* HumanEval/MBPP test code taken apart once here, not in every sample */
 	if (eval_prepare(r.tasks.tasks, r.tasks.n, &r.eval, &err) < 0)
 		fprintf(stderr, "sandeval: run: warning: %s (each sample parses its tests itself)\n", err.msg);
@@ -612,7 +633,12 @@ int cmd_run(int argc, char **argv)
 	r.eval.seed = r.seed;
 	if (!r.quiet)
 		fprintf(stderr, "sandeval: run: %zu tasks, %zu samples; canaries...\n", r.tasks.n, r.samples.n);
-	if (canary_check(&r.eval, &err) < 0) {
+	if (!canaries_running && canary_start(&canaries, &r.eval, &err) < 0) {
+		ret = fail("%s", err.msg);
+		goto out;
+	}
+	canaries_running = false;
+	if (canary_finish(&canaries, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
 	}
@@ -657,6 +683,9 @@ int cmd_run(int argc, char **argv)
 			ret = report_all(&r, st, &info);
 	}
 out:
+	if (canaries_running)
+		canary_finish(&canaries, NULL);
+	eval_release();
 	if (st)
 		store_close(st);
 	if (r.resume)

@@ -4,7 +4,9 @@
  * evaluates it (in its own sandbox, like any sample) and writes one line back
  * through a pipe: nothing when it came out as it must, else what came out
  * wrong. The wall time of the check is then that of the slowest canary, not
- * of the four in a row; the infinite loop is held to a quarter second of CPU.
+ * of the four in a row; the infinite loop is held to a tenth of a second of
+ * CPU. canary_start() and canary_finish() let the caller do other work (load
+ * and prepare the tasks) while they run.
  */
 #define _GNU_SOURCE
 #include "canary.h"
@@ -29,11 +31,12 @@ static const struct {
 } canaries[] = {
 	{ "known-good", "    return x + 1\n", TS_PASSED, 2.0 },
 	{ "known-bad", "    return x\n", TS_FAILED, 2.0 },
-	{ "infinite loop", "    while True:\n        pass\n", TS_TIMEOUT, 0.25 },
+	{ "infinite loop", "    while True:\n        pass\n", TS_TIMEOUT, 0.1 },
 	{ "memory hog", "    a = []\n    while True:\n        a.append(bytearray(1 << 24))\n", TS_MEMORY, 2.0 },
 };
 
 #define N_CANARIES (sizeof(canaries) / sizeof(canaries[0]))
+_Static_assert(N_CANARIES == CANARY_COUNT, "canary.h's CANARY_COUNT");
 
 /* Evaluate canary I; "" when it came out as it must, else why not, in MSG. */
 static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t size)
@@ -68,14 +71,12 @@ static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t
 	sample_result_release(&r);
 }
 
-int canary_check(const struct eval_options *o, struct sd_error *err)
+int canary_start(struct canaries *c, const struct eval_options *o, struct sd_error *err)
 {
-	pid_t pids[N_CANARIES];
-	int fds[N_CANARIES];
 	int ret = 0;
 
 	for (size_t i = 0; i < N_CANARIES; i++)
-		pids[i] = fds[i] = -1;
+		c->pids[i] = c->fds[i] = -1;
 	fflush(NULL);
 	for (size_t i = 0; i < N_CANARIES; i++) {
 		int p[2];
@@ -84,39 +85,50 @@ int canary_check(const struct eval_options *o, struct sd_error *err)
 			ret = sd_error_errno(err, errno, "canaries: pipe");
 			break;
 		}
-		pids[i] = fork();
-		if (pids[i] < 0) {
+		c->pids[i] = fork();
+		if (c->pids[i] < 0) {
 			ret = sd_error_errno(err, errno, "canaries: fork");
 			close(p[0]);
 			close(p[1]);
 			break;
 		}
-		if (pids[i] == 0) {
+		if (c->pids[i] == 0) {
 			char msg[1024];
 
 			close(p[0]);
 			canary_one(i, o, msg, sizeof(msg));
+			eval_release();
 			_exit(write_all(p[1], msg, strlen(msg)) < 0 ? 3 : 0);
 		}
 		close(p[1]);
-		fds[i] = p[0];
+		c->fds[i] = p[0];
 	}
+	if (ret < 0)
+		canary_finish(c, NULL);
+	return ret;
+}
+
+int canary_finish(struct canaries *c, struct sd_error *err)
+{
+	int ret = 0;
+
 	/* Collect every child (also after a failure), reporting the first wrong canary. */
 	for (size_t i = 0; i < N_CANARIES; i++) {
 		char msg[1024];
 		ssize_t got = 0, n;
 		int st = 0;
 
-		if (pids[i] <= 0)
+		if (c->pids[i] <= 0)
 			continue;
-		while (fds[i] >= 0 && got < (ssize_t)sizeof(msg) - 1 &&
-		       ((n = read(fds[i], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 || (n < 0 && errno == EINTR)))
+		while (c->fds[i] >= 0 && got < (ssize_t)sizeof(msg) - 1 &&
+		       ((n = read(c->fds[i], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 || (n < 0 && errno == EINTR)))
 			got += n > 0 ? n : 0;
 		msg[got] = '\0';
-		if (fds[i] >= 0)
-			close(fds[i]);
-		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+		while (waitpid(c->pids[i], &st, 0) < 0 && errno == EINTR)
 			;
+		c->pids[i] = c->fds[i] = -1;
 		if (ret < 0)
 			continue;
 		if (got > 0)
@@ -127,4 +139,13 @@ int canary_check(const struct eval_options *o, struct sd_error *err)
 					   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	}
 	return ret;
+}
+
+int canary_check(const struct eval_options *o, struct sd_error *err)
+{
+	struct canaries c;
+
+	if (canary_start(&c, o, err) < 0)
+		return -1;
+	return canary_finish(&c, err);
 }

@@ -2,6 +2,8 @@
 #ifndef SANDEVAL_CANARY_H
 #define SANDEVAL_CANARY_H
 
+#include <sys/types.h>
+
 #include "error.h"
 #include "eval.h"
 
@@ -10,5 +12,16 @@
  * through the same evaluation path as the samples. Returns 0 when each came
  * out as it must, else -1 with what came out wrong. */
 int canary_check(const struct eval_options *o, struct sd_error *err);
+
+/* The same in two halves, so that other work overlaps the canaries: start
+ * them (each in a child process of its own), then collect the verdict.
+ * canary_finish() must follow every canary_start() that returned 0. */
+#define CANARY_COUNT 4
+struct canaries {
+	pid_t pids[CANARY_COUNT];
+	int fds[CANARY_COUNT];
+};
+int canary_start(struct canaries *c, const struct eval_options *o, struct sd_error *err);
+int canary_finish(struct canaries *c, struct sd_error *err);
 
 #endif

@@ -27,6 +27,7 @@
 #include "sandbox.h"
 #include "score.h"
 #include "util.h"
+#include "zygote.h"
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
@@ -60,6 +61,7 @@ void eval_options_init(struct eval_options *o)
 	o->memory = 512ull << 20;
 	o->backend = "native";
 	o->runners_dir = NULL;
+	o->cold = false;
 	o->image = NULL;
 }
 
@@ -494,6 +496,45 @@ static void he_result(struct sample_result *r)
 		r->he_result = xasprintf("failed: %s", first->detail ? first->detail : test_status_name(first->status));
 }
 
+/* This process's zygote for warm starts (zygote.h), started on first use;
+ * NULL for a cold start: asked for, another backend or image, or the zygote
+ * would not start (then warm_error says why, once). A forked process starts
+ * its own: only the starter of a zygote can use it. */
+static struct zygote *warm_zygote;
+static pid_t warm_owner;
+static char warm_why[1024];
+
+static struct zygote *warm_start(const struct task *task, const struct eval_options *o)
+{
+	const char *image = task->image ? task->image : o->image;
+	struct sd_error e = { 0 };
+
+	if (o->cold || (o->backend && strcmp(o->backend, "native") != 0) || (image && strcmp(image, "host") != 0))
+		return NULL;
+	if (warm_owner != getpid()) {
+		zygote_stop(warm_zygote);	/* the parent's: only closes our copy */
+		warm_owner = getpid();
+		warm_zygote = zygote_start(o->runners_dir ? o->runners_dir : eval_runners_dir(), &e);
+		if (!warm_zygote)
+			snprintf(warm_why, sizeof(warm_why), "%s", e.msg);
+	}
+	return warm_zygote;
+}
+
+const char *eval_warm_error(void)
+{
+	return warm_owner == getpid() && !warm_zygote && warm_why[0] ? warm_why : NULL;
+}
+
+void eval_release(void)
+{
+	if (warm_owner == getpid())
+		zygote_stop(warm_zygote);
+	warm_zygote = NULL;
+	warm_owner = 0;
+	warm_why[0] = '\0';
+}
+
 /* Run the driver on SOURCE with PLAN in a fresh sandbox. */
 static int run_driver(const struct task *task, const struct runner *rn, const char *source, const char *plan,
 		      const struct eval_options *o, struct sandbox_result *sr, struct sd_error *err)
@@ -537,6 +578,7 @@ static int run_driver(const struct task *task, const struct runner *rn, const ch
 	cfg.cpu_time = cfg.wall_time;
 	cfg.output = 8u << 20;
 	cfg.pids = 128;
+	cfg.zygote = warm_start(task, o);
 	return sandbox_run(&cfg, sr, err);
 }
 

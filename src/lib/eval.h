@@ -3,6 +3,7 @@
 #define SANDEVAL_EVAL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -17,6 +18,7 @@ struct eval_options {
 	long long seed;			/* property tests draw their inputs from it */
 	const char *image;		/* the sandboxes' root filesystem (sandbox.h); NULL: "host".
 					 * A task's own image (task->image) wins. */
+	bool cold;			/* start every sandbox's interpreter afresh, never warm (zygote.h) */
 };
 
 void eval_options_init(struct eval_options *o);
@@ -24,6 +26,13 @@ void eval_options_init(struct eval_options *o);
 /* The runners directory: $SANDEVAL_RUNNERS, else "runners" beside the
  * sandeval executable, else /usr/share/sandeval/runners. */
 const char *eval_runners_dir(void);
+
+/* Warm starts: the python3 drivers of native sandboxes on the host image
+ * fork from one warm interpreter per process (zygote.h) unless o->cold.
+ * eval_warm_error(): why this process could not start one (its samples then
+ * start cold), or NULL. eval_release(): stop this process's zygote. */
+const char *eval_warm_error(void);
+void eval_release(void);
 
 /* Evaluate SAMPLE against TASK. EXPECTED, for native tasks, holds the
  * oracle's answers (eval_oracle) for tests without an expected value; NULL

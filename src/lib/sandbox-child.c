@@ -450,7 +450,8 @@ static char **build_env(void)
 	return env;
 }
 
-static _Noreturn void run_program(void)
+/* Constrain the program's process, then execute it (or, warm, return). */
+static void run_program(void)
 {
 	const struct sandbox_config *cfg = args->cfg;
 	const char *const writable[] = { "/work", "/tmp", NULL };
@@ -460,9 +461,12 @@ static _Noreturn void run_program(void)
 	sigset_t all;
 	int abi, nsys = 0;
 
-	/* Default signal handling, nothing blocked: the program starts clean. */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	/* Default signal handling, nothing blocked: the program starts clean.
+	 * A warm interpreter keeps what python3 set at its start (SIGPIPE and
+	 * SIGXFSZ ignored, SIGINT its handler), as it would after an exec. */
+	if (!args->warm)
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int i = 0; i < 3; i++)
@@ -503,6 +507,10 @@ static _Noreturn void run_program(void)
 	msg(CHILD_MSG_INFO, "%d %d", abi, nsys);
 	msg(CHILD_MSG_EXEC, "%s", cfg->argv[0]);
 	environ = build_env();
+	if (args->warm) {
+		close(3);	/* EOF: the supervisor's sign that the program started */
+		return;
+	}
 	execvp(cfg->argv[0], cfg->argv);
 	die("cannot execute '%s'", cfg->argv[0]);
 }
@@ -530,7 +538,7 @@ static _Noreturn void init_loop(pid_t program)
 	}
 }
 
-_Noreturn void child_main(struct child_args *a)
+void child_main(struct child_args *a)
 {
 	struct pollfd pfd;
 	int image_errno;
@@ -579,7 +587,9 @@ _Noreturn void child_main(struct child_args *a)
 	pid = fork();
 	if (pid < 0)
 		die("cannot fork the program");
-	if (pid == 0)
+	if (pid == 0) {
 		run_program();
+		return;
+	}
 	init_loop(pid);
 }

@@ -30,9 +30,11 @@ struct child_args {
 	int cgroup_fds[CG_NCTL];	/* cgroup.procs files to write "0" to */
 	int n_cgroup_fds;
 	const struct sysfilter *filter;	/* built by the supervisor */
+	bool warm;		/* in a zygote: the program returns instead of executing */
 };
 
-/* Runs as pid 1 of the new namespaces; never returns. */
-_Noreturn void child_main(struct child_args *a);
+/* Runs as pid 1 of the new namespaces. Returns only with A->warm, in the
+ * program process, fully constrained, where a cold start would execute. */
+void child_main(struct child_args *a);
 
 #endif

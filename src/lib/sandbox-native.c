@@ -46,6 +46,7 @@
 #include "sandbox-child.h"
 #include "sandbox-supervise.h"
 #include "util.h"
+#include "zygote.h"
 
 /* Host uids for sandboxes started by root: a range no account uses, one
  * random uid per run so that concurrent sandboxes do not share one. */
@@ -276,6 +277,14 @@ static int open_source(const char *path, const char *data, size_t len, bool exec
 	return fd;
 }
 
+/* A warm start: a zygote this process started, and a root it can give. */
+static bool warm(const struct sandbox_ctx *ctx)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+
+	return cfg->zygote && zygote_owner(cfg->zygote) == getpid() && strcmp(cfg->image, "host") == 0;
+}
+
 static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
@@ -325,14 +334,29 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt(),
 	};
 	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
-			     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		sd_error_errno(err, errno, "cannot create the sandbox namespaces");
-		goto out;
+	pid = -1;
+	if (warm(ctx)) {
+		/* The same child, cloned by the zygote (zygote.h); if that fails, cold. */
+		struct sd_error zerr = { 0 };
+
+		pid = zygote_spawn(cfg->zygote, &a, &zerr);
+		if (pid > 0)
+			sandbox_event(ctx, "execute", "warm start: the zygote cloned init (pid %d)", (int)pid);
+		else
+			sandbox_event(ctx, "execute", "cold start: %s", zerr.msg);
 	}
-	if (pid == 0)
-		child_main(&a);
+	if (pid < 0) {
+		pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
+				     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (pid < 0) {
+			sd_error_errno(err, errno, "cannot create the sandbox namespaces");
+			goto out;
+		}
+		if (pid == 0) {
+			child_main(&a);
+			_exit(127);
+		}
+	}
 	nt->init = pid;
 	close_fd(&sync_p[0]);
 	close_fd(&msg_p[1]);

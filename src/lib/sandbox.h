@@ -29,6 +29,8 @@ struct sandbox_file {
 	bool executable;	/* with data: mode 0555 instead of 0444 */
 };
 
+struct zygote;
+
 struct sandbox_config {
 	const char *backend;		/* "native", "gvisor" (or "firecracker": fails, no KVM here) */
 	const char *platform;		/* gvisor: "ptrace", "kvm", or NULL for the best available */
@@ -52,6 +54,7 @@ struct sandbox_config {
 	const char *log_path;		/* NULL: no event log */
 	const char *cgroup_root;	/* "/sys/fs/cgroup" */
 	const char *state_dir;		/* NULL: gc_state_dir() */
+	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
 };
 
 struct sandbox_event {

@@ -274,3 +274,53 @@ he_samples() {
 		flunk "not the smallest wrong answer: '$a'"
 	((BASH_REMATCH[2] >= 45 && BASH_REMATCH[1] <= 100)) || flunk "input ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}: '$a'"
 }
+
+# A HumanEval-format task whose one assertion is TEST, for the warm-start tests.
+warm_task() {
+	jq -cn --arg test "$1" '{task_id: "w/0", prompt: "def f():\n", canonical_solution: "    return 0\n",
+		entry_point: "f", test: ("def check(candidate):\n    " + $test + "\n")}' >tasks.jsonl
+}
+
+@test "warm starts: the driver is forked from the warm interpreter; --cold executes python3 afresh" {
+	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	warm_task 'assert "zygote.py" in candidate()'
+	jq -cn '{task_id: "w/0", completion: "    return open(\"/proc/self/cmdline\").read()\n"}' >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out warm.jsonl --no-lint
+	((rc == 0)) || flunk "warm: exit $rc"
+	[[ $err != *"no warm start"* ]] || flunk "the zygote did not start: $err"
+	[[ $(jq -r .passed warm.jsonl) == true ]] || flunk "warm: $(jq -c .tests warm.jsonl)"
+	rm -f t.db
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out cold.jsonl --no-lint --cold
+	((rc == 0)) || flunk "cold: exit $rc"
+	[[ $(jq -r .passed cold.jsonl) == false && $(jq -r '.tests[0].detail' cold.jsonl) == *start.py* ]] ||
+		flunk "cold: $(jq -c .tests cold.jsonl)"
+}
+
+@test "warm starts: nothing one sample leaves behind (files, module state, processes) reaches the next" {
+	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	warm_task 'assert candidate() == []'
+	# Each sample leaves a file in /tmp and /work, a mark on builtins and the
+	# driver's modules, and a child process; it reports what it found of an
+	# earlier sample's. One job: the samples run one after the other, forked
+	# from the same zygote.
+	body='    import builtins, os, sys, time
+    found = [p for p in ("/tmp/mark", "/work/mark") if os.path.exists(p)]
+    found += [n for n in ("json", "os") if hasattr(sys.modules[n], "_mark")]
+    found += ["builtins"] if hasattr(builtins, "_mark") else []
+    found += ["process"] if len([p for p in os.listdir("/proc") if p.isdigit()]) > 3 else []
+    for p in ("/tmp/mark", "/work/mark"):
+        open(p, "w").close()
+    builtins._mark = sys.modules["json"]._mark = sys.modules["os"]._mark = 1
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(60)
+    return found
+'
+	for i in 1 2 3; do
+		jq -cn --arg body "$body" --arg id "s$i" '{task_id: "w/0", sample_id: $id, completion: $body}'
+	done >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
+		flunk "a sample saw an earlier one's traces: $(jq -c '[.sample_id, .tests[0].detail]' out.jsonl)"
+}

@@ -1,0 +1,53 @@
+"""zygote.py - warm starts: one python3 that has imported the driver forks each sandbox's program.
+
+sandeval starts it as `python3 -I -S zygote.py 3` with a socket on fd 3 and
+the sandbox's environment. It loads the driver and the Python runner (what
+every sample's fresh interpreter would import first), then hands control to
+sandeval-zygote.so (src/lib/zygote.c), which clones a fresh sandbox for each
+request. In the zygote, sandeval_zygote_serve() returns only when sandeval
+hangs up; in a sandbox's program process it returns 0, fully constrained
+(the same namespaces, root, cgroup, rlimits, Landlock and seccomp as a cold
+start), and the driver runs as start.py would run it. Nothing secret is ever
+in this process: plans and code reach the program on stdin and in /work.
+"""
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "python")]
+try:
+    import ctypes
+    import _sha256  # noqa: F401  (the driver's HMAC)
+    import driver
+    import runner  # noqa: F401  (the driver forks the Python runner)
+    lib = ctypes.PyDLL(os.path.join(here, "sandeval-zygote.so"))
+    lib.sandeval_zygote_arg.restype = ctypes.c_char_p
+    lib.sandeval_zygote_env.restype = ctypes.c_char_p
+except BaseException as e:
+    os.write(3, ("cannot load the driver: %s: %s" % (type(e).__name__, e)).encode()[:500])
+    os._exit(1)
+
+# Objects that exist now stay out of the collector's way in every fork: a
+# collection would write to each one's header, copying its page (gc.freeze).
+import gc  # noqa: E402
+gc.collect()
+gc.freeze()
+if lib.sandeval_zygote_serve(3) != 0:
+    os._exit(0)
+
+# A sandbox's program process (pid 2 of a fresh sandbox).
+ctypes.pythonapi.PyOS_AfterFork_Child()
+argv = []
+while lib.sandeval_zygote_arg(len(argv)) is not None:
+    argv.append(os.fsdecode(lib.sandeval_zygote_arg(len(argv))))
+i = 0
+while lib.sandeval_zygote_env(i) is not None:
+    name, _, value = os.fsdecode(lib.sandeval_zygote_env(i)).partition("=")
+    os.environ[name] = value
+    i += 1
+# argv is what a cold start would execute: python3 [options] start.py ARGS...
+script = next(n for n, a in enumerate(argv) if n and not a.startswith("-"))
+sys.argv = argv[script:]
+code = driver.run(sys.argv)
+sys.stdout.flush()
+os._exit(code)
