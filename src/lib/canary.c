@@ -1,12 +1,13 @@
 /* canary.c - programs with known outcomes, run before any score is reported
  *
- * The four canaries run at once, each in a child process of its own that
- * evaluates it (in its own sandbox, like any sample) and writes one line back
- * through a pipe: nothing when it came out as it must, else what came out
- * wrong. The wall time of the check is then that of the slowest canary, not
- * of the four in a row; the infinite loop is held to a tenth of a second of
- * CPU. canary_start() and canary_finish() let the caller do other work (load
- * and prepare the tasks) while they run.
+ * The four canaries run in two child processes, two each, one after the
+ * other; each canary is evaluated in its own sandbox, like any sample (a
+ * child starts one warm interpreter for its two: a process each would start
+ * four), and a child writes one line back through a pipe: nothing when its
+ * canaries came out as they must, else what came out wrong. The infinite
+ * loop is held to a tenth of a second of CPU. canary_start() and
+ * canary_finish() let the caller do other work (load and prepare the tasks)
+ * while they run.
  */
 #define _GNU_SOURCE
 #include "canary.h"
@@ -36,7 +37,7 @@ static const struct {
 };
 
 #define N_CANARIES (sizeof(canaries) / sizeof(canaries[0]))
-_Static_assert(N_CANARIES == CANARY_COUNT, "canary.h's CANARY_COUNT");
+_Static_assert(N_CANARIES == 2 * CANARY_PROCS, "two canaries a process");
 
 /* Evaluate canary I; "" when it came out as it must, else why not, in MSG. */
 static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t size)
@@ -75,33 +76,34 @@ int canary_start(struct canaries *c, const struct eval_options *o, struct sd_err
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < N_CANARIES; i++)
-		c->pids[i] = c->fds[i] = -1;
+	for (size_t k = 0; k < CANARY_PROCS; k++)
+		c->pids[k] = c->fds[k] = -1;
 	fflush(NULL);
-	for (size_t i = 0; i < N_CANARIES; i++) {
+	for (size_t k = 0; k < CANARY_PROCS; k++) {
 		int p[2];
 
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			ret = sd_error_errno(err, errno, "canaries: pipe");
 			break;
 		}
-		c->pids[i] = fork();
-		if (c->pids[i] < 0) {
+		c->pids[k] = fork();
+		if (c->pids[k] < 0) {
 			ret = sd_error_errno(err, errno, "canaries: fork");
 			close(p[0]);
 			close(p[1]);
 			break;
 		}
-		if (c->pids[i] == 0) {
-			char msg[1024];
+		if (c->pids[k] == 0) {
+			char msg[1024] = "";
 
 			close(p[0]);
-			canary_one(i, o, msg, sizeof(msg));
+			for (size_t i = k; i < N_CANARIES && !msg[0]; i += CANARY_PROCS)
+				canary_one(i, o, msg, sizeof(msg));
 			eval_release();
 			_exit(write_all(p[1], msg, strlen(msg)) < 0 ? 3 : 0);
 		}
 		close(p[1]);
-		c->fds[i] = p[0];
+		c->fds[k] = p[0];
 	}
 	if (ret < 0)
 		canary_finish(c, NULL);
@@ -113,28 +115,29 @@ int canary_finish(struct canaries *c, struct sd_error *err)
 	int ret = 0;
 
 	/* Collect every child (also after a failure), reporting the first wrong canary. */
-	for (size_t i = 0; i < N_CANARIES; i++) {
+	for (size_t k = 0; k < CANARY_PROCS; k++) {
 		char msg[1024];
 		ssize_t got = 0, n;
 		int st = 0;
 
-		if (c->pids[i] <= 0)
+		if (c->pids[k] <= 0)
 			continue;
-		while (c->fds[i] >= 0 && got < (ssize_t)sizeof(msg) - 1 &&
-		       ((n = read(c->fds[i], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 || (n < 0 && errno == EINTR)))
+		while (c->fds[k] >= 0 && got < (ssize_t)sizeof(msg) - 1 &&
+		       ((n = read(c->fds[k], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 || (n < 0 && errno == EINTR)))
 			got += n > 0 ? n : 0;
 		msg[got] = '\0';
-		if (c->fds[i] >= 0)
-			close(c->fds[i]);
-		while (waitpid(c->pids[i], &st, 0) < 0 && errno == EINTR)
+		if (c->fds[k] >= 0)
+			close(c->fds[k]);
+		while (waitpid(c->pids[k], &st, 0) < 0 && errno == EINTR)
 			;
-		c->pids[i] = c->fds[i] = -1;
+		c->pids[k] = c->fds[k] = -1;
 		if (ret < 0)
 			continue;
 		if (got > 0)
 			ret = sd_error_set(err, EIO, "%s", msg);
 		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			ret = sd_error_set(err, EIO, "canary '%s': its evaluation died (%s %d)", canaries[i].name,
+			ret = sd_error_set(err, EIO, "canaries '%s' and '%s': their evaluation died (%s %d)",
+					   canaries[k].name, canaries[k + CANARY_PROCS].name,
 					   WIFSIGNALED(st) ? "signal" : "status",
 					   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	}

@@ -14,12 +14,12 @@
 int canary_check(const struct eval_options *o, struct sd_error *err);
 
 /* The same in two halves, so that other work overlaps the canaries: start
- * them (each in a child process of its own), then collect the verdict.
+ * them (in CANARY_PROCS child processes), then collect the verdict.
  * canary_finish() must follow every canary_start() that returned 0. */
-#define CANARY_COUNT 4
+#define CANARY_PROCS 2
 struct canaries {
-	pid_t pids[CANARY_COUNT];
-	int fds[CANARY_COUNT];
+	pid_t pids[CANARY_PROCS];
+	int fds[CANARY_PROCS];
 };
 int canary_start(struct canaries *c, const struct eval_options *o, struct sd_error *err);
 int canary_finish(struct canaries *c, struct sd_error *err);
