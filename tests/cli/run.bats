@@ -324,3 +324,16 @@ warm_task() {
 	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
 		flunk "a sample saw an earlier one's traces: $(jq -c '[.sample_id, .tests[0].detail]' out.jsonl)"
 }
+
+@test "warm starts: without the zygote's library the run says so once and every sample starts cold" {
+	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
+	cp -r "$runners" runners
+	rm runners/sandeval-zygote.so
+	warm_task 'assert "start.py" in candidate()'
+	jq -cn '{task_id: "w/0", completion: "    return open(\"/proc/self/cmdline\").read()\n"}' >samples.jsonl
+	SANDEVAL_RUNNERS=$PWD/runners run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -r .passed out.jsonl) == true ]] || flunk "not a cold start: $(jq -c .tests out.jsonl)"
+	[[ $(grep -c "no warm start (zygote: cannot load the driver: OSError" stderr.txt) == 1 ]] || flunk "warning: $err"
+}
