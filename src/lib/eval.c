@@ -498,7 +498,7 @@ static void he_result(struct sample_result *r)
 
 /* This process's zygote for warm starts (zygote.h), started on first use;
  * NULL for a cold start: asked for, another backend or image, or the zygote
- * would not start (then warm_error says why, once). A forked process starts
+ * would not start (then eval_warm_error() says why). A forked process starts
  * its own: only the starter of a zygote can use it. */
 static struct zygote *warm_zygote;
 static pid_t warm_owner;

@@ -87,14 +87,18 @@ struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
 	}
 	if (z->pid == 0) {
 		char *argv[] = { "python3", "-I", "-S", script, "3", NULL };
+		/* The socket out of the way first: with stdio closed, it or
+		 * /dev/null may have any number below 4. */
+		int sock = fcntl(sp[1], F_DUPFD_CLOEXEC, 10);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		/* It dies with its supervisor, which may be gone already. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || null < 0)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || sock < 0 || null < 0)
 			_exit(127);
 		for (int fd = 0; fd < 3; fd++)
-			dup2(null, fd);
-		if (dup2(sp[1], 3) < 0 || chdir("/") < 0)
+			if (fd == null ? fcntl(fd, F_SETFD, 0) < 0 : dup2(null, fd) < 0)
+				_exit(127);
+		if (dup2(sock, 3) < 0 || chdir("/") < 0)
 			_exit(127);
 		close_range(4, ~0U, 0);
 		/* The sandbox's python3: the first on the sandbox's PATH, not ours. */

@@ -290,6 +290,11 @@ warm_task() {
 	[[ $err != *"no warm start"* ]] || flunk "the zygote did not start: $err"
 	[[ $(jq -r .passed warm.jsonl) == true ]] || flunk "warm: $(jq -c .tests warm.jsonl)"
 	rm -f t.db
+	# sandeval's stdin closed: the zygote still starts (its socket on 3, /dev/null on 0 to 2)
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out warm0.jsonl --no-lint <&-
+	((rc == 0)) && [[ $(jq -r .passed warm0.jsonl) == true && $err != *"no warm start"* ]] ||
+		flunk "stdin closed: exit $rc, $(jq -c .tests warm0.jsonl)"
+	rm -f t.db
 	run_eval --tasks tasks.jsonl --samples samples.jsonl --out cold.jsonl --no-lint --cold
 	((rc == 0)) || flunk "cold: exit $rc"
 	[[ $(jq -r .passed cold.jsonl) == false && $(jq -r '.tests[0].detail' cold.jsonl) == *start.py* ]] ||
