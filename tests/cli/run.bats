@@ -143,6 +143,20 @@ he_samples() {
 	done
 }
 
+@test "warm and cold starts give the same verdicts, test by test, on a GPT-4 sample set" {
+	need_data
+	local samples=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl
+	[[ -r $samples ]] || skip "no samples at '$samples'"
+	run_eval --tasks "$HE" --samples "$samples" --out warm.jsonl --no-lint --seed 1
+	((rc == 0)) || flunk "warm: exit $rc"
+	rm -f t.db
+	run_eval --tasks "$HE" --samples "$samples" --out cold.jsonl --no-lint --seed 1 --cold
+	((rc == 0)) || flunk "cold: exit $rc"
+	verdicts() { jq -c '[.task_id, .passed, .result, [.tests[] | [.name, .status, .detail]]]' "$1" | sort; }
+	diff <(verdicts warm.jsonl) <(verdicts cold.jsonl) >diff.txt || flunk "warm and cold differ: $(head -c 2000 diff.txt)"
+	[[ $(jq -s 'map(select(.passed | not)) | length' warm.jsonl) -gt 0 ]] || flunk "no failing sample: nothing compared"
+}
+
 @test "a run killed mid-way resumes without redoing or losing finished samples" {
 	need_data
 	he_samples canonical
