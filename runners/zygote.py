@@ -32,8 +32,10 @@ except BaseException as e:
     os.write(3, ("cannot load the driver: %s: %s" % (type(e).__name__, e)).encode()[:500])
     os._exit(1)
 
-# Objects that exist now stay out of the collector's way in every fork: a
-# collection would write to each one's header, copying its page (gc.freeze).
+# gc.freeze(), as Python's docs advise before forking workers: a collection
+# in a fork would otherwise write to these objects' headers, copying their
+# pages. (On HumanEval it changed the page faults by nothing measurable,
+# 283k either way: reference counts cause most of them.)
 import gc  # noqa: E402
 gc.collect()
 gc.freeze()
