@@ -422,19 +422,24 @@ static void drop_privileges(void)
 		die("cannot set no_new_privs");
 }
 
+char *const child_base_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
+};
+
 static char **build_env(void)
 {
 	const struct sandbox_config *cfg = args->cfg;
-	static const char *const base[] = {
-		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp",
-	};
-	size_t nbase = sizeof(base) / sizeof(base[0]), n = 0;
-	char **env = calloc(nbase + cfg->n_env + 1, sizeof(char *));
+	size_t nbase = 0, n = 0;
+	char **env;
+
+	while (child_base_env[nbase])
+		nbase++;
+	env = calloc(nbase + cfg->n_env + 1, sizeof(char *));
 
 	if (!env)
 		die("out of memory");
 	for (size_t i = 0; i < nbase; i++)
-		env[n++] = (char *)base[i];
+		env[n++] = child_base_env[i];
 	/* --env overrides a base variable of the same name. */
 	for (size_t i = 0; i < cfg->n_env; i++) {
 		size_t klen = strcspn(cfg->env[i], "=") + 1;

@@ -33,6 +33,11 @@ struct child_args {
 	bool warm;		/* in a zygote: the program returns instead of executing */
 };
 
+/* The environment every program starts with (NULL-terminated), before
+ * cfg->env: the zygote (zygote.c) starts python3 with it, so that a warm
+ * program's os.environ is what a cold one's would be. */
+extern char *const child_base_env[];
+
 /* Runs as pid 1 of the new namespaces. Returns only with A->warm, in the
  * program process, fully constrained, where a cold start would execute. */
 void child_main(struct child_args *a);

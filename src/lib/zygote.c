@@ -53,13 +53,6 @@ struct zygote {
 	int sock;
 };
 
-/* The sandbox's PATH and base environment: the zygote's os.environ is the
- * program's, so it starts with what sandbox-child.c's build_env() gives. */
-static const char *const sandbox_path[] = { "/usr/local/bin", "/usr/bin", "/bin", NULL };
-static char *const zygote_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
-};
-
 struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
 {
 	cleanup_free char *script = xasprintf("%s/zygote.py", runners_dir);
@@ -101,12 +94,17 @@ struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
 		if (dup2(sock, 3) < 0 || chdir("/") < 0)
 			_exit(127);
 		close_range(4, ~0U, 0);
-		/* The sandbox's python3: the first on the sandbox's PATH, not ours. */
-		for (const char *const *dir = sandbox_path; *dir; dir++) {
-			char exe[64];
+		/* The sandbox's environment and its python3: the first on the
+		 * sandbox's PATH (child_base_env), not ours. */
+		for (char *const *e = child_base_env; *e; e++) {
+			if (strncmp(*e, "PATH=", 5) != 0)
+				continue;
+			for (const char *dir = *e + 5; *dir; dir += strcspn(dir, ":"), dir += *dir == ':') {
+				char exe[256];
 
-			snprintf(exe, sizeof(exe), "%s/%s", *dir, argv[0]);
-			execve(exe, argv, zygote_env);
+				snprintf(exe, sizeof(exe), "%.*s/%s", (int)strcspn(dir, ":"), dir, argv[0]);
+				execve(exe, argv, child_base_env);
+			}
 		}
 		_exit(127);
 	}

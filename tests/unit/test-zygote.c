@@ -111,6 +111,13 @@ static void spawn_args(struct child_args *a, struct sandbox_config *cfg, int *fd
 				  .cgroup_fds = { fds[6] }, .n_cgroup_fds = 1 };
 }
 
+static void close_args(int *fds, struct zygote *z)
+{
+	for (int i = 0; i < 7; i++)
+		close(fds[i]);
+	zygote_stop(z);
+}
+
 static void test_spawn_request_and_refusal(void **state)
 {
 	struct sd_error err = { 0 };
@@ -143,9 +150,7 @@ static void test_spawn_request_and_refusal(void **state)
 	a.image_fd = fds[0];
 	assert_int_equal(zygote_spawn(z, &a, &err), -1);
 	assert_contains(err.msg, "or an image");
-	for (int i = 0; i < 7; i++)
-		close(fds[i]);
-	zygote_stop(z);
+	close_args(fds, z);
 }
 
 static void test_stop_reaps(void **state)
@@ -171,9 +176,7 @@ static void test_spawn_after_the_zygote_died(void **state)
 	spawn_args(&a, &cfg, fds, argv);
 	assert_int_equal(zygote_spawn(z, &a, &err), -1);
 	assert_contains(err.msg, "zygote: ");
-	for (int i = 0; i < 7; i++)
-		close(fds[i]);
-	zygote_stop(z);
+	close_args(fds, z);
 }
 
 /* The zygote's half, in-process: what it must refuse before any clone(). */
