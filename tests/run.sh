@@ -1,22 +1,107 @@
 #!/bin/sh
-# run.sh - the whole test suite: unit tests, CLI tests as root and as an ordinary
-# user, the sanitizer build, fuzz smoke runs; ends with "N passed, N failed"
+# run.sh - the whole test suite: unit tests, CLI tests as root, as an ordinary
+# user and under gVisor, the sanitizer build, fuzz smoke runs; ends with
+# "N passed, N failed, N skipped"
+#
+# What counts (tests/README.md, "What a green make check means"):
+# - every TAP step must print its plan and as many results as it plans, and
+#   exit 0 when none failed: a binary that crashes or leaks mid-way fails;
+# - a skip is never a pass. Each skip names its category first ("data: no
+#   HumanEval data at ..."); it counts as skipped only when the caller opted
+#   out of that category in SANDEVAL_SKIP (comma-separated), else as a failure:
+#     data         no benchmark data at $SANDEVAL_DATA (default ../shared/data)
+#     gvisor       no runsc: the gVisor pass and gvisor.bats
+#     debootstrap  the test image debootstrapped from a Debian mirror
+#     root         make check run as an ordinary user: what needs root
+# - tests that belong to one pass only are not run in the others (bats tags:
+#   root, unprivileged, native, heavy), so they are neither passes nor skips.
 set -u
 cd "$(dirname "$0")/.."
 
 B=${B:-build}
+SANDEVAL_SKIP=${SANDEVAL_SKIP-}
+export SANDEVAL_SKIP
 log=$(mktemp -d /tmp/sandeval-check.XXXXXX)
 chmod 755 "$log"
+: >"$log/failed"
+: >"$log/skipped"
 pass=0
 fail=0
+skipped=0
 
-# Count TAP lines ("ok N", "not ok N") of a finished step.
+opted_out() {
+	case ",$SANDEVAL_SKIP," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
+# The whole run stops at once, with what to do, when something it needs
+# is missing and the caller did not opt out of it.
+stop() {
+	echo "make check: $*" >&2
+	rm -rf "$log"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+
+data=${SANDEVAL_DATA:-../shared/data}
+if [ -d "$data/humaneval" ]; then
+	SANDEVAL_DATA=$(cd "$data" && pwd)
+	export SANDEVAL_DATA
+elif ! opted_out data; then
+	stop "no benchmark data at '$data' (HumanEval, MBPP, model samples and their labels):" \
+		"put ../shared/data beside the clone or set SANDEVAL_DATA=DIR, or opt out with" \
+		"'make check SANDEVAL_SKIP=data' (the real-data tests are then listed as skipped)"
+fi
+if [ "$(id -u)" != 0 ] && ! opted_out root; then
+	stop "the sandbox tests need root for cgroups and the uid 65534 pass: run as root," \
+		"or opt out with 'make check SANDEVAL_SKIP=root,gvisor'"
+fi
+if ! command -v runsc >/dev/null 2>&1 && ! opted_out gvisor; then
+	stop "runsc is not installed (apt-get install runsc; scripts/deps.sh does it):" \
+		"install it, or opt out with 'make check SANDEVAL_SKIP=gvisor'"
+fi
+
+# tally TAP STATUS LABEL: count a finished TAP step. STATUS is its exit status.
 tally() {
-	p=$(grep -c '^ok ' "$1" || true)
-	f=$(grep '^not ok ' "$1" | grep -vc '# SKIP' || true)
+	awk -v label="$3" -v status="$2" -v optout=",$SANDEVAL_SKIP," \
+		-v failed="$log/failed" -v skipped="$log/skipped" -v counts="$log/counts" '
+	function skip(name, why,   cat) {
+		if (why == "") why = "(no reason given)"
+		cat = why; sub(/:.*/, "", cat)
+		if (why ~ /^[a-z0-9-]+: / && index(optout, "," cat ","))
+			{ s++; print label ": " name " -- " why >>skipped }
+		else
+			{ f++; print label ": " name " -- skipped without an opt-out: " why >>failed }
+	}
+	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; planned = 1; next }
+	/^# skip: / { reason = substr($0, 9); next }
+	/^ok [0-9]+/ {
+		n++
+		if (match($0, / # [sS][kK][iI][pP]( |$)/)) {
+			name = substr($0, 1, RSTART - 1); sub(/^ok [0-9]+ /, "", name)
+			why = substr($0, RSTART + RLENGTH); skip(name, why)
+		} else p++
+		next
+	}
+	/^not ok [0-9]+/ {
+		n++
+		if (match($0, / # SKIP /)) {	# cmocka: the reason came on a "# skip: " line before
+			skip(substr($0, RSTART + RLENGTH), reason != "" ? reason : "(no reason given)")
+			reason = ""
+		} else { f++; nf++; name = $0; sub(/^not ok [0-9]+ (- )?/, "", name); print label ": " name >>failed }
+		next
+	}
+	END {
+		if (!planned) { f++; print label ": no TAP plan (the step did not start, or crashed at once)" >>failed }
+		else if (n != plan) { f++; print label ": planned " plan " tests, saw " n " (crashed mid-way?)" >>failed }
+		if (status != 0 && nf == 0) { f++; print label ": exited with status " status " though no test failed" >>failed }
+		printf "%-44s %4d passed, %d failed, %d skipped\n", label, p, f, s
+		print p + 0, f + 0, s + 0 >counts
+	}' "$1"
+	read -r p f s <"$log/counts"
 	pass=$((pass + p))
 	fail=$((fail + f))
-	printf '%-44s %4d passed, %d failed\n' "$2" "$p" "$f"
+	skipped=$((skipped + s))
 	[ "$f" = 0 ] || grep -B2 -A12 '^not ok ' "$1" | grep -v '# SKIP' | head -80
 }
 
@@ -29,6 +114,7 @@ single() {
 		printf '%-44s    ok\n' "$name"
 	else
 		fail=$((fail + 1))
+		echo "$name" >>"$log/failed"
 		printf '%-44s    FAILED\n' "$name"
 		tail -30 "$log/single.out"
 	fi
@@ -40,7 +126,7 @@ unit() {
 	for t in "$dir"/tests/unit/test-*; do
 		[ -x "$t" ] || continue
 		CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log/unit.tap" 2>&1
-		tally "$log/unit.tap" "$label $(basename "$t")"
+		tally "$log/unit.tap" $? "$label $(basename "$t")"
 	done
 }
 
@@ -53,12 +139,25 @@ fuzz() {
 	done
 }
 
+# cli LABEL TAGS [ENV...]: the bats suite, without the tests tagged for other passes
+cli() {
+	label=$1
+	tags=$2
+	shift 2
+	env "$@" bats --tap ${tags:+--filter-tags "$tags"} tests/cli >"$log/cli.tap" 2>&1
+	tally "$log/cli.tap" $? "$label"
+}
+
 echo "== unit tests"
 unit "$B" unit
 
-echo "== CLI tests (root)"
-bats --tap tests/cli >"$log/cli-root.tap" 2>&1
-tally "$log/cli-root.tap" "cli as root"
+if [ "$(id -u)" = 0 ]; then
+	echo "== CLI tests (root)"
+	cli "cli as root" '!unprivileged'
+else
+	echo "== CLI tests (uid $(id -u): the tests that need root skip, SANDEVAL_SKIP=root)"
+	cli "cli as uid $(id -u)" ''
+fi
 
 echo "== CLI tests (unprivileged uid 65534, no delegated cgroup)"
 if [ "$(id -u)" = 0 ]; then
@@ -70,24 +169,24 @@ if [ "$(id -u)" = 0 ]; then
 	cp sandeval "$log/tree/"
 	cp tests/probe/probe "$log/tree/tests/probe/"
 	chmod -R a+rX "$log/tree"
-	data=${SANDEVAL_DATA:-../shared/data}
-	[ -d "$data" ] && data=$(cd "$data" && pwd)
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
 		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
-		SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="$data" SANDEVAL_HEAVY=0 \
-		bats --tap "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
-	tally "$log/cli-user.tap" "cli as uid 65534"
+		SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="${SANDEVAL_DATA-}" SANDEVAL_SKIP="$SANDEVAL_SKIP" \
+		bats --tap --filter-tags '!root,!heavy' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
+	tally "$log/cli-user.tap" $? "cli as uid 65534"
 else
 	echo "(already unprivileged: the run above covered it)"
 fi
 
 echo "== CLI tests (root, --backend gvisor)"
-if [ "$(id -u)" = 0 ] && command -v runsc >/dev/null 2>&1; then
-	SANDEVAL_BACKEND=gvisor bats --tap tests/cli >"$log/cli-gvisor.tap" 2>&1
-	tally "$log/cli-gvisor.tap" "cli as root, gvisor"
+if opted_out gvisor; then
+	echo "gvisor pass: all of it -- gvisor: opted out (SANDEVAL_SKIP)" >>"$log/skipped"
+	skipped=$((skipped + 1))
+	echo "(skipped: SANDEVAL_SKIP names gvisor)"
 else
-	echo "(skipped: needs root and runsc)"
+	# gvisor.bats ran in the root pass (it names its backend itself)
+	cli "cli as root, gvisor" '!unprivileged,!native,!backend-specific' SANDEVAL_BACKEND=gvisor
 fi
 
 echo "== fuzz smoke runs"
@@ -97,14 +196,22 @@ echo "== sanitizer build (SANITIZE=address,undefined)"
 if make -s B=build-asan SANITIZE=address,undefined build-asan/sandeval units >"$log/asan-build.out" 2>&1; then
 	unit build-asan "asan unit"
 	fuzz build-asan
-	SANDEVAL=$PWD/build-asan/sandeval SANDEVAL_HEAVY=0 bats --tap tests/cli >"$log/cli-asan.tap" 2>&1
-	tally "$log/cli-asan.tap" "asan cli as root"
+	cli "asan cli as root" '!unprivileged,!heavy' SANDEVAL="$PWD/build-asan/sandeval"
 else
 	fail=$((fail + 1))
+	echo "sanitizer build" >>"$log/failed"
 	echo "sanitizer build FAILED"
 	tail -30 "$log/asan-build.out"
 fi
 
+if [ -s "$log/skipped" ]; then
+	echo "== skipped (SANDEVAL_SKIP=$SANDEVAL_SKIP)"
+	sed 's/^/  /' "$log/skipped"
+fi
+if [ -s "$log/failed" ]; then
+	echo "== failed"
+	sed 's/^/  /' "$log/failed"
+fi
 rm -rf "$log"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

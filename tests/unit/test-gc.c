@@ -406,7 +406,7 @@ static void test_sweep_orphan_cgroups(void **state)
 	int fd, n = 0;
 
 	if (!parents)
-		skip();
+		fx_skip("host: no cgroup hierarchy of ours in /proc/self/cgroup to fake");
 	fd = gc_lock_take(f->state, "alive", &path, &err);
 	assert_true(fd >= 0);
 	for (char **p = parents; *p; p++, n++) {
@@ -534,8 +534,12 @@ static void test_state_dir_squatted(void **state)
 
 	(void)state;
 	if (geteuid() != 0 || fx_exists(squat)) {
+		bool root = geteuid() == 0;
+
 		free(squat);
-		skip();
+		if (root)
+			fx_skip("host: the squatted path exists already");
+		fx_skip("root: squatting another uid's state directory needs root");
 	}
 	/* the "attacker" (root here, any other uid in life) creates it first */
 	assert_int_equal(mkdir(squat, 0777), 0);

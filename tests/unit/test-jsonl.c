@@ -451,6 +451,7 @@ static void test_real_humaneval(void **state)
 
 	(void)state;
 	if (!fx_exists(p)) {
+		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", p);
 		free(p);
 		skip();
 	}

@@ -274,7 +274,7 @@ static void test_sample_in_sandbox(void **state)
 
 	(void)state;
 	if (geteuid() != 0)
-		skip();		/* the CLI tests cover the unprivileged user */
+		fx_skip("root: a real lint sandbox here needs root (the CLI tests cover the unprivileged user)");
 	lint_options_init(&o);
 	o.runners_dir = "runners";
 	o.tool_path = "/nonexistent";
@@ -289,7 +289,7 @@ static void test_sample_in_sandbox(void **state)
 	sample_result_release(&r);
 
 	if (!have("flake8") || !have("bandit"))
-		skip();
+		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
 	o.tool_path = NULL;
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(lint_sample(&t, &s, &o, &r, &err), 0);

@@ -40,6 +40,7 @@ static char *data_file(const char *rel)
 #define REAL(var, rel) \
 	char *var = data_file(rel); \
 	if (!fx_exists(var)) { \
+		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", var); \
 		free(var); \
 		skip(); \
 	}

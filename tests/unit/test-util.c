@@ -462,7 +462,7 @@ static void test_write_file_write_error(void **state)
 
 	(void)state;
 	if (access("/dev/full", W_OK) != 0)
-		skip();
+		fx_skip("host: no writable /dev/full");
 	assert_int_equal(write_file("/dev/full", "FROZEN", &err), -1);
 	assert_int_equal(err.code, ENOSPC);
 	assert_string_equal(err.msg, "cannot write 'FROZEN' to '/dev/full': No space left on device");
