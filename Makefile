@@ -1,6 +1,7 @@
 # Makefile - sandeval: build, test, demo (one plain, non-recursive GNU Makefile)
 #   make                  build ./sandeval (objects in build/)
-#   make check            install what tests need; unit, CLI (root and unprivileged), sanitizer, fuzz smoke
+#   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
+#                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
 #   make demo             run the bundled example
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
@@ -39,7 +40,7 @@ all: sandeval tests/probe/probe pycs runners/sandeval-zygote.so
 # (Debian 12's 3.11), as checked-hash pycs: eval.c injects them beside the
 # sources, sparing every sample ~10 ms of compiling (docs/benchmarks.md).
 PYTHON_IMAGE ?= $(firstword $(wildcard /usr/bin/python3) python3)
-PYC_TAG := cpython-311
+PYC_TAG := $(or $(shell $(PYTHON_IMAGE) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null),cpython-311)
 PYCS := runners/__pycache__/driver.$(PYC_TAG).pyc runners/python/__pycache__/plain.$(PYC_TAG).pyc \
 	runners/python/__pycache__/runner.$(PYC_TAG).pyc
 pycs: $(PYCS)
@@ -96,6 +97,8 @@ $(B)/gen-sysfilter: tools/gen-sysfilter.c $(GEN_OBJ)
 $(B)/gen/sysfilter-bpf.h: $(B)/gen-sysfilter
 	@mkdir -p $(dir $@)
 	$< >$@.tmp && mv -f $@.tmp $@
+# eval.c injects the pycs of this tag (those of another are never used)
+$(B)/src/lib/eval.o: ALL_CFLAGS += -DPYC_TAG='"$(PYC_TAG)"'
 $(B)/src/lib/sysfilter.o: $(B)/gen/sysfilter-bpf.h
 $(B)/src/lib/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 

@@ -34,9 +34,11 @@
 #define KEY_BYTES 32		/* the plan's key for the report's HMACs */
 #define TAMPERED "the verdict channel was written to, read from or garbled by the candidate"
 /* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
- * image's interpreter, Debian 12's python3.11. Pycs of another tag are
- * simply not used. */
+ * host image's interpreter, as the Makefile found it when it compiled the
+ * pycs (Debian 12's python3.11). Pycs of another tag are simply not used. */
+#ifndef PYC_TAG
 #define PYC_TAG "cpython-311"
+#endif
 
 /* A file injected into DRIVER_DIR. */
 struct harness_file {

@@ -105,8 +105,9 @@ teardown() {
 	report_cases
 }
 
+# bats test_tags=root
 @test "as root on a cgroup host, memory and pids are enforced by cgroups" {
-	is_root || skip "cgroups are for root here; as a user the rlimit fallback is checked elsewhere"
+	is_root || skip "root: cgroups are for root here; as a user the rlimit fallback is checked elsewhere"
 	probe -- exit 0
 	[[ $(j .limits.memory.mechanism) == cgroup-* ]] || flunk "memory mechanism is $(j .limits.memory.mechanism)"
 	if is_gvisor; then
@@ -693,7 +694,7 @@ print(s.accept()[0].recv(4).decode())'
 }
 
 @test "sandeval's own memory stays bounded under a 512 MiB flood" {
-	command -v /usr/bin/time >/dev/null || skip "GNU time (Debian package 'time') is not installed"
+	command -v /usr/bin/time >/dev/null || skip "deps: GNU time (Debian package 'time') is not installed"
 	local rss
 	for opt in 1M 4M; do
 		rc=0

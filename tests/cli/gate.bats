@@ -130,7 +130,7 @@ cannot_judge() {
 }
 
 @test "--junit is well-formed XML with a failure on a regression and an error when it cannot judge" {
-	command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed"
+	command -v xmllint >/dev/null || skip "deps: xmllint (libxml2-utils) is not installed"
 	gate --baseline "$GOOD1" --candidate "$BUGGY" --per-class --junit r.xml
 	xmllint --noout r.xml || flunk "r.xml is not well-formed"
 	[[ $(xmllint --xpath 'count(//testcase)' r.xml) == 5 ]] || flunk "want 5 test cases (all + 4 classes)"
@@ -204,7 +204,7 @@ cannot_judge() {
 }
 
 @test "HumanEval: empty completions regress against the canonical solutions on 10 real tasks" {
-	[[ -r $HE ]] || skip "no HumanEval data at '$HE' (set SANDEVAL_DATA)"
+	[[ -r $HE ]] || skip "data: no HumanEval data at '$HE' (set SANDEVAL_DATA)"
 	zcat "$HE" | head -n 10 >he10.jsonl
 	jq -c '{task_id, completion: .canonical_solution}' he10.jsonl >canonical.jsonl
 	jq -c '{task_id, completion: "    pass\n"}' he10.jsonl >empty.jsonl
@@ -224,7 +224,7 @@ cannot_judge() {
 }
 
 @test "lint and composite: linted runs are judged (needs flake8)" {
-	command -v flake8 >/dev/null || skip "flake8 is not installed"
+	command -v flake8 >/dev/null || skip "deps: flake8 is not installed"
 	rm -f t.db
 	DB=$PWD/t.db
 	evaluate l1 "$EX/tasks" "$EX/samples/good.jsonl" || flunk "linted good run failed"

@@ -21,6 +21,9 @@ check_prerequisites() {
 
 is_root() { [[ $(id -u) -eq 0 ]]; }
 
+# opted_out CATEGORY: SANDEVAL_SKIP names it (tests/run.sh; tests/README.md)
+opted_out() { [[ ,${SANDEVAL_SKIP-}, == *,$1,* ]]; }
+
 # sbx [OPTION...] -- PROGRAM [ARG...]
 # Run `sandeval exec OPTION... -- PROGRAM ARG...`; set $json (stdout), $err
 # (stderr), $rc (exit status) and $elapsed_ms (host wall clock).

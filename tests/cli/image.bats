@@ -147,9 +147,10 @@ build_probe_image() {
 	report_cases
 }
 
+# bats test_tags=native,root
 @test "the host image: its digest is computed on request, cached, and reported by runs" {
-	[[ $BACKEND == native ]] || skip "backend-independent: covered in the native pass"
-	is_root || skip "digesting the host image reads all of /usr, some of which only root may read"
+	[[ $BACKEND == native ]] || skip "native: backend-independent, covered in the native pass"
+	is_root || skip "root: digesting the host image reads all of /usr, some of which only root may read"
 	img digest host
 	[[ $rc == 0 && $out =~ ^host@sha256:[0-9a-f]{64}$ ]] || flunk "image digest host: $out ($err)"
 	local want=${out#host@}
@@ -159,11 +160,12 @@ build_probe_image() {
 	assert_eq "$(j .image.digest)" "$want" "the cached host digest in the result"
 }
 
+# bats test_tags=native,root
 @test "debootstrap: a minimal Debian with python3 builds, pins and runs" {
-	is_root || skip "debootstrap needs root"
-	[[ $BACKEND == native ]] || skip "built once, in the native pass"
-	[[ ${SANDEVAL_TEST_DEBOOTSTRAP:-1} == 1 ]] || skip "SANDEVAL_TEST_DEBOOTSTRAP=0"
-	command -v debootstrap >/dev/null || skip "debootstrap is not installed"
+	is_root || skip "root: debootstrap needs root"
+	[[ $BACKEND == native ]] || skip "native: built once, in the native pass"
+	opted_out debootstrap && skip "debootstrap: SANDEVAL_SKIP names it"
+	command -v debootstrap >/dev/null || skip "deps: debootstrap is not installed"
 	img build deb --packages python3
 	[[ $rc == 0 && $out =~ ^deb@sha256:[0-9a-f]{64}$ ]] || flunk "debootstrap build: exit $rc: ${err: -2000}"
 	local ref=$out b

@@ -42,7 +42,7 @@ flunk() {
 need_tools() {
 	local t
 	for t in "$@"; do
-		command -v "$t" >/dev/null || skip "$t is not installed (scripts/deps.sh installs it)"
+		command -v "$t" >/dev/null || skip "deps: $t is not installed (scripts/deps.sh installs it)"
 	done
 }
 
@@ -114,10 +114,12 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 	need_tools clang-tidy
 	sample clean gcd $'long gcd(long a, long b)\n{\n\treturn b == 0 ? a : gcd(b, a % b);\n}\n' >c.jsonl
 	sample clean sum_to $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n' >py.jsonl
-	# only clang-tidy is on this PATH (LLVM's own bin directory): cppcheck is missing
+	# only clang-tidy is on this PATH (LLVM's own bin directory, as Debian
+	# lays it out: /usr/lib/llvm-14/bin): cppcheck is missing
 	local llvm
 	llvm=$(dirname "$(readlink -f "$(command -v clang-tidy)")")
-	[[ -x $llvm/clang-tidy && ! -e $llvm/cppcheck ]] || skip "no LLVM bin directory without cppcheck"
+	[[ -x $llvm/clang-tidy && ! -e $llvm/cppcheck ]] ||
+		skip "host: clang-tidy's directory '$llvm' is not an LLVM bin directory without cppcheck (Debian's layout)"
 	SANDEVAL_LINT_PATH=$llvm lint --tasks "$EX/tasks" --samples c.jsonl
 	((rc == 0)) || flunk "exit $rc"
 	[[ $(field clean .lint) == unavailable ]] || flunk "lint is '$(field clean .lint)'"
@@ -159,7 +161,7 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 }
 
 @test "a HumanEval run shows lint figures (prompt + completion linted, not the tests)" {
-	[[ -r $HE ]] || skip "no HumanEval data at '$HE' (set SANDEVAL_DATA)"
+	[[ -r $HE ]] || skip "data: no HumanEval data at '$HE' (set SANDEVAL_DATA)"
 	# five tasks; HumanEval/11's prompt imports List and its canonical solution does not use it
 	zcat "$HE" | jq -c 'select(.task_id == "HumanEval/0" or .task_id == "HumanEval/2" or .task_id == "HumanEval/11"
 		or .task_id == "HumanEval/53" or .task_id == "HumanEval/160")' | gzip >he5.jsonl.gz

@@ -7,16 +7,13 @@ CHECK=$BATS_TEST_DIRNAME/report-check.py
 CHARTS=(trend-mean trend-pass1 trend-lint trend-composite trend-cpu score-histogram lint-categories rouge-vs-score)
 HOSTILE='<script>alert(1)</script>'
 
-# Under another backend the file is skipped: report only reads the database.
-setup_file() {
-	[[ ${SANDEVAL_BACKEND:-native} == native ]] && return 0
-	export REPORT_SKIP="backend-independent: report reads the database; covered in the native pass"
-	return 0
-}
+# Backend-independent (report only reads the database): the native passes only.
+# bats file_tags=native
+
 
 # Two runs into one database, once for the file: the good samples, then the buggy ones.
 setup() {
-	[[ -z ${REPORT_SKIP-} ]] || skip "$REPORT_SKIP"
+	[[ ${SANDEVAL_BACKEND:-native} == native ]] || skip "native: report reads the database; covered in the native pass"
 	cd "$BATS_TEST_TMPDIR" || return 1
 	DB=$BATS_FILE_TMPDIR/t.db
 	if [[ -e $BATS_FILE_TMPDIR/failed ]]; then	# once is enough
@@ -62,7 +59,7 @@ flunk() {
 has() { grep -qE -- "$1" <<<"$out" || flunk "no line matching '$1'"; }
 
 need_chromium() {
-	CHROMIUM=$(command -v chromium) || skip "chromium is not installed (scripts/deps.sh installs Debian's chromium)"
+	CHROMIUM=$(command -v chromium) || skip "deps: chromium is not installed (scripts/deps.sh installs Debian's chromium)"
 }
 
 # browse URL_FILE ARG...: headless Chromium on a file with a throwaway profile and

