@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "utf8.h"
 #include "util.h"
 
 #define SENTINEL 0x5a5a5a5aULL
@@ -630,6 +631,24 @@ static void test_error_objects(void **state)
 	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
 	sd_error_wrap(&err, "%s", long_arg);
 	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+
+	/* a long chain of context keeps its outermost context and its root cause */
+	sd_error_errno(&err, ENOENT, "cannot open '%s'", "tasks.jsonl");
+	for (int i = 0; i < 60; i++)
+		sd_error_wrap(&err, "context number %d of a deep chain", i);
+	assert_true(strlen(err.msg) <= sizeof(err.msg) - 1);
+	assert_int_equal(strncmp(err.msg, "context number 59 of a deep chain: context number 58", 52), 0);
+	assert_contains(err.msg, " ... ");
+	assert_non_null(strstr(err.msg, "cannot open 'tasks.jsonl': No such file or directory"));
+	assert_string_equal(err.msg + strlen(err.msg) - 25, "No such file or directory");
+	assert_int_equal(err.code, ENOENT);
+	/* and never half a UTF-8 character where it cuts */
+	sd_error_set(&err, EIO, "%s", "root");
+	for (int i = 0; i < 40; i++)
+		sd_error_wrap(&err, "\xc3\xa9\xc3\xa9\xc3\xa9 level %d \xe2\x82\xac", i);
+	for (size_t i = 0, n; err.msg[i]; i += n)
+		assert_true((n = utf8_valid_seq((const unsigned char *)err.msg + i, strlen(err.msg + i))) > 0);
+	assert_string_equal(err.msg + strlen(err.msg) - 6, ": root");
 }
 
 int main(void)
