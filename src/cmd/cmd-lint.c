@@ -22,6 +22,8 @@
 
 #include "cmd.h"
 #include "lint.h"
+#include "metrics.h"
+#include "report.h"
 #include "score.h"
 #include "store.h"
 #include "task.h"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "score.h"
 
 void gate_options_init(struct gate_options *o)
@@ -174,95 +175,35 @@ int gate_bootstrap(const double *d, size_t n, size_t resamples, double confidenc
 
 /* --- per-task values --- */
 
-struct task_agg {
-	const char *task_id, *task_class;
-	size_t n_samples;		/* harness errors included */
-	size_t n_scored, n_passed;	/* harness errors excluded */
-	double sum_score;
-	size_t n_linted, n_lint_passed;	/* lint passed or failed */
-	double value;			/* the metric; NAN when none */
-	size_t n_value;			/* samples it is computed over */
-};
-
 static const char *str_or_empty(const char *s)
 {
 	return s ? s : "";
 }
 
-static int cmp_result_task(const void *a, const void *b)
-{
-	const struct sample_result *x = *(const struct sample_result *const *)a;
-	const struct sample_result *y = *(const struct sample_result *const *)b;
-
-	return strcmp(str_or_empty(x->task_id), str_or_empty(y->task_id));
-}
-
-/* RUN's samples grouped by task, in task id order. */
-static int aggregate(const struct gate_run *run, struct task_agg **out, size_t *n_out, struct sd_error *err)
-{
-	const struct sample_result **v = malloc((run->n ? run->n : 1) * sizeof(*v));
-	struct task_agg *t = calloc(run->n ? run->n : 1, sizeof(*t));
-	size_t nt = 0;
-
-	if (!v || !t) {
-		free(v);
-		free(t);
-		return sd_error_set(err, ENOMEM, "gate: out of memory");
-	}
-	for (size_t i = 0; i < run->n; i++)
-		v[i] = &run->results[i];
-	qsort(v, run->n, sizeof(*v), cmp_result_task);
-	for (size_t i = 0; i < run->n; i++) {
-		const struct sample_result *r = v[i];
-		struct task_agg *a;
-
-		if (nt == 0 || strcmp(t[nt - 1].task_id, str_or_empty(r->task_id)) != 0) {
-			t[nt].task_id = str_or_empty(r->task_id);
-			t[nt].task_class = str_or_empty(r->task_class);
-			nt++;
-		}
-		a = &t[nt - 1];
-		a->n_samples++;
-		if (!r->harness_error && isfinite(r->score)) {
-			a->n_scored++;
-			a->n_passed += r->passed;
-			a->sum_score += r->score;
-		}
-		if (r->lint == LINT_PASSED || r->lint == LINT_FAILED) {
-			a->n_linted++;
-			a->n_lint_passed += r->lint == LINT_PASSED;
-		}
-	}
-	free(v);
-	*out = t;
-	*n_out = nt;
-	return 0;
-}
-
-static void compute_value(struct task_agg *a, const struct gate_options *opt)
+/* The task's value of the metric into *value (NAN when none) and the
+ * number of samples it is computed over into *n. */
+static void compute_value(const struct metrics_task *a, const struct gate_options *opt, double *value, size_t *n)
 {
 	double mean = a->n_scored ? a->sum_score / (double)a->n_scored : NAN;
-	double lint = a->n_linted ? (double)a->n_lint_passed / (double)a->n_linted : NAN;
+	double lint = metrics_rate(a->n_lint_passed, a->n_linted - a->n_lint_passed);
 
 	switch (opt->metric) {
 	case GATE_METRIC_PASS_K:
-		a->value = a->n_scored && (size_t)opt->k <= a->n_scored ?
-			pass_at_k(a->n_scored > INT32_MAX ? INT32_MAX : (int)a->n_scored,
-				  a->n_passed > INT32_MAX ? INT32_MAX : (int)a->n_passed, opt->k) : NAN;
-		a->n_value = a->n_scored;
+		*value = metrics_task_pass_at_k(a, opt->k);
+		*n = a->n_scored;
 		break;
 	case GATE_METRIC_LINT:
-		a->value = lint;
-		a->n_value = a->n_linted;
+		*value = lint;
+		*n = a->n_linted;
 		break;
 	case GATE_METRIC_COMPOSITE:
-		a->value = score_composite(mean, lint);
-		a->n_value = a->n_scored < a->n_linted ? a->n_scored : a->n_linted;
+		*value = score_composite(mean, lint);
+		*n = a->n_scored < a->n_linted ? a->n_scored : a->n_linted;
 		break;
 	case GATE_METRIC_MEAN:
 	default:
-		a->value = mean;
-		a->n_value = a->n_scored;
+		*value = mean;
+		*n = a->n_scored;
 		break;
 	}
 }
@@ -473,16 +414,17 @@ static void set_verdict(struct gate_result *out, const struct gate_options *opt)
 int gate_compare(const struct gate_run *base, const struct gate_run *cand, const struct gate_options *opt,
 		 struct gate_result *out, struct sd_error *err)
 {
-	struct task_agg *tb = NULL, *tc = NULL;
+	struct metrics_task *tb = NULL, *tc = NULL;
 	size_t nb = 0, nc = 0, i = 0, j = 0, *idx = NULL;
-	const struct task_agg *short_task = NULL;
+	const struct metrics_task *short_task = NULL;
 	const char *short_role = NULL;
 	size_t n_shared = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (precheck(base, cand, opt, out))
 		return 0;
-	if (aggregate(base, &tb, &nb, err) < 0 || aggregate(cand, &tc, &nc, err) < 0) {
+	if (metrics_tasks(base->results, NULL, base->n, NULL, METRICS_BY_TASK_ID, &tb, &nb, err) < 0 ||
+	    metrics_tasks(cand->results, NULL, cand->n, NULL, METRICS_BY_TASK_ID, &tc, &nc, err) < 0) {
 		free(tb);
 		return -1;
 	}
@@ -493,6 +435,8 @@ int gate_compare(const struct gate_run *base, const struct gate_run *cand, const
 	while (i < nb || j < nc) {
 		int c = i == nb ? 1 : j == nc ? -1 : strcmp(tb[i].task_id, tc[j].task_id);
 		struct gate_task *t;
+		double vb, vc;
+		size_t n_vb, n_vc;
 
 		if (c < 0) {
 			out->n_base_only++;
@@ -505,8 +449,8 @@ int gate_compare(const struct gate_run *base, const struct gate_run *cand, const
 			continue;
 		}
 		n_shared++;
-		compute_value(&tb[i], opt);
-		compute_value(&tc[j], opt);
+		compute_value(&tb[i], opt, &vb, &n_vb);
+		compute_value(&tc[j], opt, &vc, &n_vc);
 		if (opt->metric == GATE_METRIC_PASS_K && !short_task) {
 			if (tb[i].n_scored && (size_t)opt->k > tb[i].n_scored) {
 				short_task = &tb[i];
@@ -516,17 +460,17 @@ int gate_compare(const struct gate_run *base, const struct gate_run *cand, const
 				short_role = "candidate";
 			}
 		}
-		if (isnan(tb[i].value) || isnan(tc[j].value)) {
+		if (isnan(vb) || isnan(vc)) {
 			out->n_left_out++;
 		} else {
 			t = &out->tasks[out->n_tasks++];
 			t->task_id = tb[i].task_id;
 			t->task_class = tb[i].task_class;
-			t->base = tb[i].value;
-			t->cand = tc[j].value;
+			t->base = vb;
+			t->cand = vc;
 			t->diff = t->cand - t->base;
-			t->n_base = tb[i].n_value;
-			t->n_cand = tc[j].n_value;
+			t->n_base = n_vb;
+			t->n_cand = n_vc;
 		}
 		i++;
 		j++;

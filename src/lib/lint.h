@@ -76,38 +76,4 @@ extern const char *const lint_tools[];
 /* LINT_PASSED when no finding of FS is at or above THRESHOLD, else LINT_FAILED. */
 enum lint_status lint_judge(const struct lint_findings *fs, enum lint_severity threshold);
 
-/* A run's lint figures (over results of samples that were linted). */
-struct lint_category_count {
-	char *name;
-	size_t n;		/* recorded findings of every severity in this category */
-};
-struct lint_class {
-	char *name;
-	size_t n_passed, n_failed, n_unavailable, n_error, n_none;
-	double pass_rate;	/* n_passed / (n_passed + n_failed); NAN when none */
-	double composite;	/* 0.7 mean score + 0.3 pass_rate over this class; NAN without lint */
-};
-struct lint_summary {
-	size_t n_passed, n_failed, n_unavailable, n_error, n_none;
-	double pass_rate;	/* NAN when no sample passed or failed lint */
-	double composite;	/* 0.7 mean correctness + 0.3 pass_rate; NAN without lint results */
-	struct lint_category_count *categories;	/* by count, then name */
-	size_t n_categories;
-	struct lint_class *classes;	/* in order of first appearance */
-	size_t n_classes;
-};
-
-/* Summarize RESULTS: counts by lint status, pass rate over passed + failed
- * (unavailable, error and unlinted samples apart), categories of the recorded
- * findings, per task class, composite over the samples with a score. */
-int lint_summarize(const struct sample_result *results, size_t n, struct lint_summary *out,
-		   struct sd_error *err);
-void lint_summary_release(struct lint_summary *s);
-/* The figures as lines of the summary table: pass rate (counts apart),
- * per class, categories. */
-void lint_summary_print(FILE *f, const struct lint_summary *s);
-/* The figures as JSON: pass_rate (null without lint results), counts,
- * categories {name: n}, classes {name: {pass_rate, ..., composite}}. NULL on ENOMEM. */
-json_t *lint_summary_json(const struct lint_summary *s);
-
 #endif

@@ -104,14 +104,14 @@ static void row_absent(const struct cmp *c, const char *label, const char *why)
 	fprintf(c->f, "  %-*s %s\n", W_LABEL, label, why);
 }
 
-static const struct trend_metrics empty_metrics = {
+static const struct run_metrics empty_metrics = {
 	.score = { .mean = NAN, .median = NAN, .p10 = NAN }, .lint_rate = NAN, .composite = NAN,
 	.pass_k = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 };
 
 /* TERSE (class blocks): leave out the explanations the overall block gave. */
-static void block(const struct cmp *c, const struct trend *t, const struct trend_metrics *old,
-		  const struct trend_metrics *now, bool terse)
+static void block(const struct cmp *c, const struct trend *t, const struct run_metrics *old,
+		  const struct run_metrics *now, bool terse)
 {
 	char label[64], skipped[128] = "";
 	size_t n_skipped = 0;
@@ -177,7 +177,7 @@ static void put_run(FILE *f, const char *what, const struct trend_run *run)
 	fputs(")\n", f);
 }
 
-const struct trend_metrics *trend_class_of(const struct trend_run *run, const char *name)
+const struct run_metrics *trend_class_of(const struct trend_run *run, const char *name)
 {
 	for (size_t j = 0; j < run->n_classes; j++)
 		if (strcmp(run->classes[j].name, name) == 0)
@@ -186,7 +186,7 @@ const struct trend_metrics *trend_class_of(const struct trend_run *run, const ch
 }
 
 static void class_block(const struct cmp *c, const struct trend *t, const char *name,
-			const struct trend_metrics *old, const struct trend_metrics *now)
+			const struct run_metrics *old, const struct run_metrics *now)
 {
 	fputs("class ", c->f);
 	utf8_put_term(c->f, name[0] ? name : "(none)", 40);

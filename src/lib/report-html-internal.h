@@ -19,7 +19,7 @@ enum trend_verdict { V_NONE, V_BETTER, V_WORSE, V_SAME };
 /* Scores compare as printed (three decimals); V_NONE when either is NAN. */
 enum trend_verdict trend_judge(enum trend_kind kind, double old, double now);
 /* The metrics of class NAME in RUN, or NULL. */
-const struct trend_metrics *trend_class_of(const struct trend_run *run, const char *name);
+const struct run_metrics *trend_class_of(const struct trend_run *run, const char *name);
 
 /* --- HTML text (report-svg.c) --- */
 

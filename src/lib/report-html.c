@@ -159,19 +159,19 @@ static void put_header(FILE *f, const struct trend *t)
 struct metric {
 	const char *name, *id;
 	enum trend_kind kind;
-	double (*get)(const struct trend_metrics *m);
+	double (*get)(const struct run_metrics *m);
 	const char *absent;		/* why a NAN value is missing */
 };
 
-static double m_mean(const struct trend_metrics *m) { return m->score.mean; }
-static double m_median(const struct trend_metrics *m) { return m->score.median; }
-static double m_p10(const struct trend_metrics *m) { return m->score.p10; }
-static double m_pass1(const struct trend_metrics *m) { return m->pass_k[0]; }	/* ks[0] is 1 */
-static double m_lint(const struct trend_metrics *m) { return m->lint_rate; }
-static double m_composite(const struct trend_metrics *m) { return m->composite; }
-static double m_cpu(const struct trend_metrics *m) { return m->cpu_s; }
-static double m_wall(const struct trend_metrics *m) { return m->wall_s; }
-static double m_peak(const struct trend_metrics *m) { return (double)m->peak_memory_bytes; }
+static double m_mean(const struct run_metrics *m) { return m->score.mean; }
+static double m_median(const struct run_metrics *m) { return m->score.median; }
+static double m_p10(const struct run_metrics *m) { return m->score.p10; }
+static double m_pass1(const struct run_metrics *m) { return m->pass_k[0]; }	/* ks[0] is 1 */
+static double m_lint(const struct run_metrics *m) { return m->lint_rate; }
+static double m_composite(const struct run_metrics *m) { return m->composite; }
+static double m_cpu(const struct run_metrics *m) { return m->cpu_s; }
+static double m_wall(const struct run_metrics *m) { return m->wall_s; }
+static double m_peak(const struct run_metrics *m) { return (double)m->peak_memory_bytes; }
 
 static const struct metric metrics[] = {
 	{ "mean score", "mean", K_SCORE, m_mean, "no scored samples" },
@@ -190,8 +190,8 @@ static const struct metric metrics[] = {
 static const size_t trend_metrics_idx[] = { 0, 3, 4, 5, 6 };
 #define N_TREND (sizeof(trend_metrics_idx) / sizeof(trend_metrics_idx[0]))
 
-static void put_cell(FILE *f, const struct metric *mt, const struct trend_metrics *old,
-		     const struct trend_metrics *now)
+static void put_cell(FILE *f, const struct metric *mt, const struct run_metrics *old,
+		     const struct run_metrics *now)
 {
 	double v = now ? mt->get(now) : NAN;
 
@@ -243,7 +243,7 @@ static void put_glance(FILE *f, const struct trend *t)
 	for (size_t j = 0; j < sel->n_classes + (base ? base->n_classes : 0); j++) {
 		bool from_sel = j < sel->n_classes;
 		const char *name = from_sel ? sel->classes[j].name : base->classes[j - sel->n_classes].name;
-		const struct trend_metrics *now = trend_class_of(sel, name), *old = base ? trend_class_of(base, name) : NULL;
+		const struct run_metrics *now = trend_class_of(sel, name), *old = base ? trend_class_of(base, name) : NULL;
 
 		if (!from_sel && now)
 			continue;	/* shown already */
@@ -333,7 +333,7 @@ static int put_trends(FILE *f, const struct trend *t, struct sd_error *err)
 			double *y = ys + c * nx;
 
 			for (size_t i = 0; i < nx; i++) {
-				const struct trend_metrics *m = c == 0 ? &t->runs[i].all :
+				const struct run_metrics *m = c == 0 ? &t->runs[i].all :
 					trend_class_of(&t->runs[i], cls[c - 1]);
 
 				y[i] = m ? mt->get(m) : NAN;
@@ -361,7 +361,7 @@ out:
 
 static int put_distribution(FILE *f, const struct trend *t, struct sd_error *err)
 {
-	const struct trend_metrics *m = &t->runs[t->n_runs - 1].all;
+	const struct run_metrics *m = &t->runs[t->n_runs - 1].all;
 	double *scores = malloc((t->n_samples ? t->n_samples : 1) * sizeof(*scores));
 	size_t zero = 0, one = 0;
 
@@ -403,7 +403,7 @@ static int cmp_bar(const void *a, const void *b)
 
 static int put_lint(FILE *f, const struct trend *t, struct sd_error *err)
 {
-	const struct trend_metrics *m = &t->runs[t->n_runs - 1].all;
+	const struct run_metrics *m = &t->runs[t->n_runs - 1].all;
 	struct svg_bar *bars = calloc(MAX_CATEGORIES + 1, sizeof(*bars));
 	size_t n = 0, status[LINT_ERROR + 1] = { 0 }, findings = 0;
 

@@ -13,106 +13,6 @@ static const char *str_or_empty(const char *s)
 	return s ? s : "";
 }
 
-static bool in_class(const struct sample_result *r, const char *cls)
-{
-	return !cls || strcmp(str_or_empty(r->task_class), cls) == 0;
-}
-
-struct task_key {
-	const char *task;
-	bool scored, passed;
-};
-
-static int cmp_task_key(const void *a, const void *b)
-{
-	return strcmp(((const struct task_key *)a)->task, ((const struct task_key *)b)->task);
-}
-
-/* pass@k per task (n scored samples, c passed), averaged over the tasks that have any (docs/scoring.md). */
-static void metrics_pass_k(struct task_key *keys, size_t n, const int *ks, size_t n_ks, struct trend_metrics *m)
-{
-	size_t n_scored_tasks = 0;
-
-	qsort(keys, n, sizeof(*keys), cmp_task_key);
-	for (size_t i = 0, j; i < n; i = j) {
-		size_t sn = 0;
-
-		for (j = i; j < n && strcmp(keys[j].task, keys[i].task) == 0; j++)
-			sn += keys[j].scored;
-		m->n_tasks++;
-		if (sn && (n_scored_tasks == 0 || sn < m->min_n))
-			m->min_n = sn;
-		n_scored_tasks += sn > 0;
-	}
-	for (size_t q = 0; q < n_ks && q < TREND_MAX_KS; q++) {
-		double total = 0;
-		int k = ks[q];
-
-		m->pass_k[q] = NAN;
-		if (n_scored_tasks == 0 || k < 1 || (size_t)k > m->min_n)
-			continue;
-		for (size_t i = 0, j; i < n; i = j) {
-			size_t sn = 0, c = 0;
-
-			for (j = i; j < n && strcmp(keys[j].task, keys[i].task) == 0; j++) {
-				sn += keys[j].scored;
-				c += keys[j].passed;
-			}
-			if (sn)
-				total += pass_at_k(sn > INT32_MAX ? INT32_MAX : (int)sn, c > INT32_MAX ? INT32_MAX : (int)c, k);
-		}
-		m->pass_k[q] = total / (double)n_scored_tasks;
-	}
-}
-
-int trend_metrics_compute(const struct sample_result *results, size_t n, const char *cls, const int *ks,
-			  size_t n_ks, struct trend_metrics *m, struct sd_error *err)
-{
-	double *scores = malloc((n ? n : 1) * sizeof(*scores)), composite_sum = 0;
-	struct task_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-	size_t len = 0;
-
-	if (!scores || !keys) {
-		free(scores);
-		free(keys);
-		return sd_error_set(err, ENOMEM, "cannot compute the metrics: out of memory");
-	}
-	memset(m, 0, sizeof(*m));
-	for (size_t i = 0; i < n; i++) {
-		const struct sample_result *r = &results[i];
-
-		if (!in_class(r, cls))
-			continue;
-		m->n_samples++;
-		keys[len] = (struct task_key){ .task = str_or_empty(r->task_id), .scored = !r->harness_error,
-					       .passed = !r->harness_error && r->passed };
-		scores[len++] = r->harness_error ? NAN : r->score;
-		m->n_scored += !r->harness_error;
-		m->n_passed += !r->harness_error && r->passed;
-		/* as lint_summarize and the gate: over samples that passed or failed;
-		 * a missing or failing linter is counted apart, neither pass nor fail */
-		if (r->lint == LINT_PASSED || r->lint == LINT_FAILED) {
-			m->n_linted++;
-			m->n_lint_passed += r->lint == LINT_PASSED;
-		}
-		if (!r->harness_error && isfinite(r->composite)) {
-			m->n_composite++;
-			composite_sum += r->composite;
-		}
-		m->cpu_s += (double)(r->cpu_ms > 0 ? r->cpu_ms : 0) / 1000.0;
-		m->wall_s += (double)(r->latency_ms > 0 ? r->latency_ms : 0) / 1000.0;
-		if (r->peak_memory_bytes > m->peak_memory_bytes)
-			m->peak_memory_bytes = r->peak_memory_bytes;
-	}
-	score_summarize(scores, len, &m->score);
-	m->lint_rate = m->n_linted ? (double)m->n_lint_passed / (double)m->n_linted : NAN;
-	m->composite = m->n_composite ? composite_sum / (double)m->n_composite : NAN;
-	metrics_pass_k(keys, len, ks, n_ks, m);
-	free(scores);
-	free(keys);
-	return 0;
-}
-
 /* The classes of RESULTS in the order of their first sample, with their metrics. */
 static int run_classes(const struct sample_result *results, size_t n, const int *ks, size_t n_ks,
 		       struct trend_run *run, struct sd_error *err)
@@ -132,7 +32,7 @@ static int run_classes(const struct sample_result *results, size_t n, const int 
 		if (!run->classes[run->n_classes].name)
 			return sd_error_set(err, ENOMEM, "cannot compute the metrics: out of memory");
 		run->n_classes++;
-		if (trend_metrics_compute(results, n, name, ks, n_ks, &run->classes[run->n_classes - 1].m, err) < 0)
+		if (run_metrics_compute(results, n, name, ks, n_ks, &run->classes[run->n_classes - 1].m, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -179,7 +79,7 @@ static int load_run(struct store *st, const char *id, const struct trend *t, str
 			return sd_error_set(err, ENOMEM, "cannot load run '%s': out of memory", id);
 		}
 	}
-	if (trend_metrics_compute(v, n, NULL, t->ks, t->n_ks, &run->all, err) < 0 ||
+	if (run_metrics_compute(v, n, NULL, t->ks, t->n_ks, &run->all, err) < 0 ||
 	    run_classes(v, n, t->ks, t->n_ks, run, err) < 0) {
 		results_free(v, n);
 		trend_run_release(run);
@@ -207,7 +107,7 @@ static void run_ks(const struct run_info *info, struct trend *t)
 	json_array_foreach(ks, i, v) {
 		json_int_t k = json_integer_value(v);
 
-		if (json_is_integer(v) && k > 1 && k <= 100000 && t->n_ks < TREND_MAX_KS)
+		if (json_is_integer(v) && k > 1 && k <= 100000 && t->n_ks < METRICS_MAX_KS)
 			t->ks[t->n_ks++] = (int)k;
 	}
 	if (!json_is_array(ks)) {

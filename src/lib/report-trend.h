@@ -9,37 +9,18 @@
 
 #include "error.h"
 #include "result.h"
+#include "metrics.h"
 #include "score.h"
 #include "store.h"
 
-#define TREND_MAX_KS 8
-
-/* What `sandeval report` shows of a run, or of one task class of it. Every
- * figure that cannot be had is NAN (or 0 with its count 0), never estimated. */
-struct trend_metrics {
-	size_t n_samples;		/* harness errors included */
-	size_t n_scored, n_tasks, n_passed;
-	struct score_summary score;	/* mean, median, p10 of the scored samples */
-	size_t min_n;			/* fewest scored samples of a task (0: none) */
-	double pass_k[TREND_MAX_KS];	/* one per trend.ks; NAN when k > min_n */
-	size_t n_linted;		/* lint passed or failed (a missing or failing linter is counted apart) */
-	size_t n_lint_passed;
-	double lint_rate;		/* n_lint_passed / n_linted; NAN when nothing was linted */
-	size_t n_composite;
-	double composite;		/* mean of the samples' composites; NAN when none has one */
-	double cpu_s;			/* CPU seconds of every sandbox of the samples */
-	double wall_s;			/* wall seconds of the samples' sandboxes, summed */
-	int64_t peak_memory_bytes;	/* the largest of the samples' peaks */
-};
-
 struct trend_class {
 	char *name;			/* "" when the tasks name no class */
-	struct trend_metrics m;
+	struct run_metrics m;
 };
 
 struct trend_run {
 	struct run_info info;
-	struct trend_metrics all;
+	struct run_metrics all;
 	struct trend_class *classes;	/* in the order their first sample was recorded */
 	size_t n_classes;
 };
@@ -48,7 +29,7 @@ struct trend_run {
 struct trend {
 	const char *db_path;		/* for messages; not owned */
 	size_t n_db_runs;		/* runs in the database */
-	int ks[TREND_MAX_KS];		/* pass@k values: 1, then the selected run's other --k (default 10, 100) */
+	int ks[METRICS_MAX_KS];		/* pass@k values: 1, then the selected run's other --k (default 10, 100) */
 	size_t n_ks;
 	struct trend_run *runs;		/* the window: up to --last runs, oldest first, ending with the selected one */
 	size_t n_runs;
@@ -66,11 +47,6 @@ struct trend {
 int trend_load(struct store *st, const char *db_path, const char *run_id, const char *against, size_t last,
 	       struct trend *out, struct sd_error *err);
 void trend_release(struct trend *t);
-
-/* The metrics of N results (all of them, or only those of class CLASS when
- * not NULL) for the pass@k values KS. 0, or -1 on ENOMEM. */
-int trend_metrics_compute(const struct sample_result *results, size_t n, const char *cls, const int *ks,
-			  size_t n_ks, struct trend_metrics *m, struct sd_error *err);
 
 /* The selected run against the base on F: mean, median, p10, pass@k, lint
  * pass rate, composite and cost, overall and per class, each with the change

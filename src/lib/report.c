@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lint.h"
 #include "jsonl.h"
 #include "utf8.h"
 
@@ -215,51 +214,28 @@ static int summarize_classes(const struct report *rep, struct report_summary *su
 	return 0;
 }
 
-/* pass@k per task (n scored samples, c passed), averaged over the tasks that have any. */
+/* pass@k per task (n scored samples, c passed), averaged over the tasks that
+ * have any, the tasks in the order their first sample is reported. */
 static int summarize_pass_k(const struct report *rep, struct report_summary *sum, struct sd_error *err)
 {
-	struct report_groups gs;
-	size_t n_scored_tasks = 0;
+	struct metrics_task *tasks = NULL;
+	size_t *order = NULL, n_tasks = 0;
 
 	sum->pass_k = calloc(rep->n_ks ? rep->n_ks : 1, sizeof(*sum->pass_k));
 	if (!sum->pass_k)
 		return sd_error_set(err, ENOMEM, "cannot summarize: out of memory");
-	if (report_group(rep, REPORT_BY_TASK, &gs, err) < 0)
+	if (report_order(rep, &order, err) < 0)
 		return -1;
-	sum->n_tasks = gs.n;
-	for (size_t j = 0; j < gs.n; j++) {
-		size_t n = 0;
-
-		for (size_t m = 0; m < gs.g[j].len; m++)
-			n += !rep->results[gs.idx[gs.g[j].start + m]].harness_error;
-		if (n && (n_scored_tasks == 0 || n < sum->min_n))
-			sum->min_n = n;
-		n_scored_tasks += n > 0;
+	if (metrics_tasks(rep->results, order, rep->n, NULL, METRICS_BY_FIRST, &tasks, &n_tasks, err) < 0) {
+		free(order);
+		return -1;
 	}
-	for (size_t q = 0; q < rep->n_ks; q++) {
-		int k = rep->ks[q];
-		double total = 0;
-
-		if (n_scored_tasks == 0 || k < 1 || (size_t)k > sum->min_n) {
-			sum->pass_k[q] = NAN;
-			continue;
-		}
-		for (size_t j = 0; j < gs.n; j++) {
-			size_t n = 0, c = 0;
-
-			for (size_t m = 0; m < gs.g[j].len; m++) {
-				const struct sample_result *r = &rep->results[gs.idx[gs.g[j].start + m]];
-
-				n += !r->harness_error;
-				c += !r->harness_error && r->passed;
-			}
-			if (n)
-				total += pass_at_k(n > INT32_MAX ? INT32_MAX : (int)n,
-						   c > INT32_MAX ? INT32_MAX : (int)c, k);
-		}
-		sum->pass_k[q] = total / (double)n_scored_tasks;
-	}
-	report_groups_release(&gs);
+	sum->n_tasks = n_tasks;
+	sum->min_n = metrics_min_scored(tasks, n_tasks);
+	for (size_t q = 0; q < rep->n_ks; q++)
+		sum->pass_k[q] = metrics_pass_at_k(tasks, n_tasks, rep->ks[q]);
+	free(tasks);
+	free(order);
 	return 0;
 }
 

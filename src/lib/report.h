@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "error.h"
+#include "metrics.h"
 #include "result.h"
 #include "store.h"
 #include "task.h"
@@ -29,5 +32,12 @@ int report_results_jsonl(const char *path, const struct report *rep, struct sd_e
 int report_junit(const char *path, const struct report *rep, struct sd_error *err);
 /* The summary as JSON (what report_table shows). */
 int report_json(const char *path, const struct report *rep, struct sd_error *err);
+
+/* A run's lint figures (lint_summarize) as lines of the summary table:
+ * pass rate (counts apart), per class, categories. */
+void lint_summary_print(FILE *f, const struct lint_summary *s);
+/* The figures as JSON: pass_rate (null without lint results), counts,
+ * categories {name: n}, classes {name: {pass_rate, ..., composite}}. NULL on ENOMEM. */
+json_t *lint_summary_json(const struct lint_summary *s);
 
 #endif

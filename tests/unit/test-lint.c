@@ -5,6 +5,8 @@
 #include <math.h>
 
 #include "lint.h"
+#include "metrics.h"
+#include "report.h"
 #include "score.h"
 #include "utf8.h"
 #include "util.h"
