@@ -27,48 +27,16 @@
 
 /* --- writing --- */
 
-/* A JSON string of untrusted bytes: invalid UTF-8 and NUL bytes become U+FFFD
- * (a NUL could not be read back); json null for NULL. */
-static json_t *jstr(const char *s)
-{
-	size_t len, o = 0;
-	char *clean, *out;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	clean = utf8_sanitize(s, strlen(s), &len);
-	if (!clean)
-		return NULL;
-	out = malloc(3 * len + 1);
-	if (!out) {
-		free(clean);
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (clean[i] == '\0') {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-		} else {
-			out[o++] = clean[i];
-		}
-	}
-	j = json_stringn_nocheck(out, o);
-	free(clean);
-	free(out);
-	return j;
-}
-
 static json_t *jtests(const struct sample_result *r)
 {
 	json_t *a = json_array();
 
 	for (size_t t = 0; a && t < r->n_tests; t++) {
 		const struct test_result *x = &r->tests[t];
-		json_t *o = json_pack("{s:o, s:s, s:o, s:s, s:s, s:o}", "name", jstr(x->name ? x->name : ""),
+		json_t *o = json_pack("{s:o, s:s, s:o, s:s, s:s, s:o}", "name", json_text(x->name ? x->name : ""),
 				      "tier", test_tier_name(x->tier), "weight", json_number_or_null(x->weight),
 				      "visibility", test_visibility_name(x->visibility),
-				      "status", test_status_name(x->status), "detail", jstr(x->detail));
+				      "status", test_status_name(x->status), "detail", json_text(x->detail));
 
 		if (json_array_append_new(a, o) < 0) {
 			json_decref(a);
@@ -84,9 +52,9 @@ static json_t *jfindings(const struct sample_result *r)
 
 	for (size_t i = 0; a && i < r->n_findings; i++) {
 		const struct lint_finding *x = &r->findings[i];
-		json_t *o = json_pack("{s:o, s:o, s:o, s:s, s:i, s:o}", "tool", jstr(x->tool), "rule", jstr(x->rule),
-				      "category", jstr(x->category), "severity", lint_severity_name(x->severity),
-				      "line", x->line, "message", jstr(x->message));
+		json_t *o = json_pack("{s:o, s:o, s:o, s:s, s:i, s:o}", "tool", json_text(x->tool), "rule", json_text(x->rule),
+				      "category", json_text(x->category), "severity", lint_severity_name(x->severity),
+				      "line", x->line, "message", json_text(x->message));
 
 		if (json_array_append_new(a, o) < 0) {
 			json_decref(a);
@@ -99,14 +67,14 @@ static json_t *jfindings(const struct sample_result *r)
 static json_t *jsample(const struct sample_result *r, bool with_tests)
 {
 	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o, s:o, s:o}",
-			      "sample_id", jstr(r->sample_id ? r->sample_id : ""),
-			      "task_id", jstr(r->task_id ? r->task_id : ""),
-			      "task_class", jstr(r->task_class ? r->task_class : ""), "model", jstr(r->model),
+			      "sample_id", json_text(r->sample_id ? r->sample_id : ""),
+			      "task_id", json_text(r->task_id ? r->task_id : ""),
+			      "task_class", json_text(r->task_class ? r->task_class : ""), "model", json_text(r->model),
 			      "score", r->harness_error ? json_null() : json_number_or_null(r->score),
 			      "score_public", json_number_or_null(r->score_public), "score_holdout", json_number_or_null(r->score_holdout),
 			      "passed", !r->harness_error && r->passed, "harness_error", r->harness_error,
 			      "lint", lint_status_name(r->lint), "composite", json_number_or_null(r->composite),
-			      "result", jstr(r->he_result), "findings", jfindings(r));
+			      "result", json_text(r->he_result), "findings", jfindings(r));
 
 	if (o && with_tests && json_object_set_new(o, "tests", jtests(r)) < 0) {
 		json_decref(o);
@@ -148,11 +116,11 @@ int export_write(FILE *f, const char *path, const struct run_info *run, const st
 	free(order);
 	config = run->config_json ? json_loads(run->config_json, 0, NULL) : json_null();
 	if (!config)
-		config = jstr(run->config_json);	/* not JSON: kept as text */
+		config = json_text(run->config_json);	/* not JSON: kept as text */
 	jrun = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
-			 "id", run->id, "model", jstr(run->model), "suite_hash", jstr(run->suite_hash),
-			 "formula_version", jstr(run->formula_version), "sandeval_version", jstr(run->sandeval_version),
-			 "tasks", jstr(run->tasks_path), "samples", jstr(run->samples_path),
+			 "id", run->id, "model", json_text(run->model), "suite_hash", json_text(run->suite_hash),
+			 "formula_version", json_text(run->formula_version), "sandeval_version", json_text(run->sandeval_version),
+			 "tasks", json_text(run->tasks_path), "samples", json_text(run->samples_path),
 			 "seed", (json_int_t)run->seed, "started_ms", (json_int_t)run->started_ms,
 			 "finished_ms", run->finished_ms ? json_integer(run->finished_ms) : json_null(),
 			 "config", config);

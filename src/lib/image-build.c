@@ -112,7 +112,7 @@ static int copy_path(const char *root, const char *path, int depth, struct sd_er
 	if (depth > MAX_LINKS)
 		return sd_error_set(err, ELOOP, "too many symlinks resolving '%s'", path);
 	if (path[0] != '/')
-		return sd_error_set(err, EINVAL, "--from-host '%s' is not an absolute path", path);
+		return sd_error_set(err, EINVAL, "host path '%s' is not absolute", path);
 	while (*p) {
 		size_t n;
 		char next[PATH_MAX], dst[PATH_MAX];
@@ -238,7 +238,7 @@ static int run_debootstrap(const char *rootfs, const struct image_build_opts *o,
 	int ws;
 
 	if (geteuid() != 0)
-		return sd_error_set(err, EPERM, "debootstrap needs root (as a user: --from-host PATH,...)");
+		return sd_error_set(err, EPERM, "debootstrap needs root (as a user, build from host files)");
 	if (access("/usr/sbin/debootstrap", X_OK) < 0)
 		return sd_error_set(err, ENOENT, "debootstrap is not installed (Debian: apt-get install debootstrap)");
 	for (size_t i = 0; i < o->n_packages; i++) {

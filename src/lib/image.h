@@ -7,20 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
-
-#define IMAGE_NAME_MAX 64
-#define IMAGE_DIGEST_SIZE 72	/* "sha256:" + 64 hex + NUL */
-
-/* NAME or NAME@sha256:<64 lower-case hex>. NAME: [a-z0-9][a-z0-9._-]*, at most
- * IMAGE_NAME_MAX bytes, not "host" with a digest of another image. */
-struct image_ref {
-	char name[IMAGE_NAME_MAX + 1];
-	char digest[IMAGE_DIGEST_SIZE];	/* "" when not pinned */
-};
-
-int image_ref_parse(const char *text, struct image_ref *ref, struct sd_error *err);
-/* True when TEXT names an image rather than a directory ("host" is an image too). */
-bool image_ref_like(const char *text);
+#include "image-ref.h"
 
 /* What image.json records of one build. */
 struct image_info {

@@ -337,45 +337,6 @@ json_t *json_load_path(const char *path, struct sd_error *err)
 	return v;
 }
 
-static int field_fail(const char *path, size_t line, const char *name, struct sd_error *err,
-		      const char *what, const json_t *got)
-{
-	char pos[32] = "";
-
-	if (line)
-		snprintf(pos, sizeof(pos), ":%zu", line);
-	if (!got)
-		return sd_error_set(err, EINVAL, "%s%s: field '%s': missing", path, pos, name);
-	return sd_error_set(err, EINVAL, "%s%s: field '%s': expected %s, got %s", path, pos, name, what,
-			    type_name(got));
-}
-
-int jsonl_str(json_t *obj, const char *name, int required, const char **out,
-	      const char *path, size_t line, struct sd_error *err)
-{
-	json_t *v = json_object_get(obj, name);
-
-	if (!v || json_is_null(v))
-		return required ? field_fail(path, line, name, err, "a string", NULL) : 0;
-	if (!json_is_string(v))
-		return field_fail(path, line, name, err, "a string", v);
-	*out = json_string_value(v);
-	return 0;
-}
-
-int jsonl_int(json_t *obj, const char *name, int required, long long *out,
-	      const char *path, size_t line, struct sd_error *err)
-{
-	json_t *v = json_object_get(obj, name);
-
-	if (!v || json_is_null(v))
-		return required ? field_fail(path, line, name, err, "an integer", NULL) : 0;
-	if (!json_is_integer(v))
-		return field_fail(path, line, name, err, "an integer", v);
-	*out = json_integer_value(v);
-	return 0;
-}
-
 /* ---- json_text_line: find where a value starts in a JSON text ---- */
 
 struct scan {
@@ -564,19 +525,16 @@ void json_text_array_lines(const char *text, size_t len, size_t *lines, size_t n
 
 json_t *json_text(const char *s)
 {
-	size_t len, o = 0;
+	size_t len;
 	char *clean;
 	json_t *j;
 
 	if (!s)
 		return json_null();
-	clean = utf8_sanitize(s, strlen(s), &len);
+	clean = utf8_sanitize(s, strlen(s), &len);	/* a C string: no NUL to carry over */
 	if (!clean)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		if (clean[i])
-			clean[o++] = clean[i];
-	j = json_stringn_nocheck(clean, o);
+	j = json_stringn_nocheck(clean, len);
 	free(clean);
 	return j;
 }

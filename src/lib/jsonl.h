@@ -39,17 +39,7 @@ size_t json_text_line(const char *text, size_t len, const char *jpath);
 /* The line of each of the first N elements of the array TEXT holds, in one pass. */
 void json_text_array_lines(const char *text, size_t len, size_t *lines, size_t n);
 
-/* Field access that explains itself: "FILE:LINE: field 'NAME': expected a
- * string" etc. Return 0 and set *out, or -1 (missing required field or wrong
- * type). An optional field that is absent or null leaves *out untouched and
- * returns 0. */
-int jsonl_str(json_t *obj, const char *name, int required, const char **out,
-	      const char *path, size_t line, struct sd_error *err);
-int jsonl_int(json_t *obj, const char *name, int required, long long *out,
-	      const char *path, size_t line, struct sd_error *err);
-
-/* Untrusted text as a JSON string: invalid UTF-8 becomes U+FFFD and NUL
- * bytes are dropped (readers of the JSON use C strings); NULL: JSON null.
+/* Untrusted text as a JSON string: invalid UTF-8 becomes U+FFFD; NULL: JSON null.
  * NULL only on ENOMEM. */
 json_t *json_text(const char *s);
 /* A JSON number, or null for NAN and infinities (JSON has neither). */

@@ -113,10 +113,10 @@ int gvisor_check(const struct sandbox_config *cfg, struct sd_error *err)
 		return sd_error_set(err, ENOENT, "backend 'gvisor' needs runsc, which is not installed "
 				    "(Debian: apt-get install runsc)");
 	if (cfg->platform && strcmp(cfg->platform, "ptrace") != 0 && strcmp(cfg->platform, "kvm") != 0)
-		return sd_error_set(err, EINVAL, "unknown --platform '%s' (gvisor has: ptrace, kvm; "
+		return sd_error_set(err, EINVAL, "unknown platform '%s' (gvisor has: ptrace, kvm; "
 				    "Debian's runsc has no systrap)", cfg->platform);
 	if (cfg->platform && strcmp(cfg->platform, "kvm") == 0 && access("/dev/kvm", R_OK | W_OK) < 0)
-		return sd_error_errno(err, errno, "--platform kvm needs '/dev/kvm'");
+		return sd_error_errno(err, errno, "platform kvm needs '/dev/kvm'");
 	return 0;
 }
 
@@ -165,7 +165,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	 * process tree, and only a slow `runsc delete` could stop them. */
 	if (!gv->cg_cpu || !gv->cg_memory)
 		return sd_error_set(err, EPERM, "backend 'gvisor' needs cgroup CPU and memory control to enforce "
-				    "--cpu-time and --memory, and none is usable here (%s); run as root, or in a "
+				    "the CPU time and memory limits, and none is usable here (%s); run as root, or in a "
 				    "delegated cgroup (systemd-run --user --scope -p Delegate=yes)",
 				    ctx->cg ? cgroup_note(ctx->cg) : cgerr.msg);
 	/* noted before anything exists, so that gc finds whatever comes to exist */
@@ -450,7 +450,7 @@ static int open_stdin(const struct sandbox_config *cfg, struct sd_error *err)
 	if (cfg->stdin_path) {
 		fd = open(cfg->stdin_path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return sd_error_errno(err, errno, "cannot open --stdin '%s'", cfg->stdin_path);
+			return sd_error_errno(err, errno, "cannot open stdin file '%s'", cfg->stdin_path);
 		return fd;
 	}
 	/* stdin from memory: an unlinked-at-birth file the feeder reads */

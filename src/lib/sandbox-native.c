@@ -310,14 +310,14 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 
 		file_fds[i] = open_source(f->src, f->data, f->len, f->executable);
 		if (file_fds[i] < 0) {
-			sd_error_errno(err, errno, "cannot open --file source '%s'", cfg->files[i].src);
+			sd_error_errno(err, errno, "cannot open file source '%s'", cfg->files[i].src);
 			goto out;
 		}
 	}
 	if (cfg->stdin_path || cfg->stdin_data) {
 		nt->in_src = open_source(cfg->stdin_path, cfg->stdin_data, cfg->stdin_len, false);
 		if (nt->in_src < 0) {
-			sd_error_errno(err, errno, "cannot open --stdin '%s'", cfg->stdin_path ? cfg->stdin_path : "(memory)");
+			sd_error_errno(err, errno, "cannot open stdin file '%s'", cfg->stdin_path ? cfg->stdin_path : "(memory)");
 			goto out;
 		}
 	}

@@ -69,19 +69,19 @@ static int check_dest(const char *dest, struct sd_error *err)
 	if (strncmp(p, "/work/", 6) == 0)
 		p += 6;
 	else if (*p == '/')
-		return sd_error_set(err, EINVAL, "--file destination '%s' is not under /work", dest);
+		return sd_error_set(err, EINVAL, "file destination '%s' is not under /work", dest);
 	if (!*p || strlen(p) > 1024)
-		return sd_error_set(err, EINVAL, "--file destination '%s' names no file under /work", dest);
+		return sd_error_set(err, EINVAL, "file destination '%s' names no file under /work", dest);
 	for (const char *c = p; *c;) {
 		size_t n = strcspn(c, "/");
 
 		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return sd_error_set(err, EINVAL, "--file destination '%s' may not contain empty, '.' or '..' components", dest);
+			return sd_error_set(err, EINVAL, "file destination '%s' may not contain empty, '.' or '..' components", dest);
 		c += n;
 		if (*c == '/') {
 			c++;
 			if (!*c)
-				return sd_error_set(err, EINVAL, "--file destination '%s' ends with '/'", dest);
+				return sd_error_set(err, EINVAL, "file destination '%s' ends with '/'", dest);
 		}
 	}
 	return 0;
@@ -92,7 +92,7 @@ int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 	const struct sandbox_backend *be;
 
 	if (!cfg->argv || !cfg->argv[0])
-		return sd_error_set(err, EINVAL, "no program given (usage: sandeval exec [OPTIONS] -- PROGRAM [ARG...])");
+		return sd_error_set(err, EINVAL, "no program given");
 	be = find_backend(cfg->backend);
 	if (!be) {
 		char names[256] = "";
@@ -105,32 +105,32 @@ int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 	if (be->check && be->check(cfg, err) < 0)
 		return -1;
 	if (cfg->platform && strcmp(cfg->backend, "gvisor") != 0)
-		return sd_error_set(err, EINVAL, "--platform '%s' is for --backend gvisor only", cfg->platform);
+		return sd_error_set(err, EINVAL, "platform '%s' is for the gvisor backend only", cfg->platform);
 	if (strcmp(cfg->image, "host") != 0 && cfg->image[0] != '/') {
 		struct image_ref ref;
 
 		if (!image_ref_like(cfg->image))
-			return sd_error_set(err, EINVAL, "--image must be 'host', an absolute directory path or "
+			return sd_error_set(err, EINVAL, "image must be 'host', an absolute directory path or "
 					    "NAME[@sha256:HEX], not '%s'", cfg->image);
 		if (image_ref_parse(cfg->image, &ref, err) < 0)
-			return sd_error_wrap(err, "--image");
+			return sd_error_wrap(err, "image");
 	}
 	if (cfg->pids < 1 || cfg->fds < 4 || cfg->memory < (1u << 20) || cfg->tmpfs < 4096 || cfg->output < 1)
-		return sd_error_set(err, EINVAL, "limits too small (need --pids >= 1, --fds >= 4, --memory >= 1M, --tmpfs >= 4K, --output >= 1)");
+		return sd_error_set(err, EINVAL, "limits too small (need pids >= 1, fds >= 4, memory >= 1M, tmpfs >= 4K, output >= 1)");
 	for (size_t i = 0; i < cfg->n_env; i++) {
 		const char *eq = strchr(cfg->env[i], '=');
 
 		if (!eq || eq == cfg->env[i])
-			return sd_error_set(err, EINVAL, "--env '%s' is not NAME=VALUE", cfg->env[i]);
+			return sd_error_set(err, EINVAL, "environment entry '%s' is not NAME=VALUE", cfg->env[i]);
 	}
 	for (size_t i = 0; i < cfg->n_files; i++) {
 		if (check_dest(cfg->files[i].dest, err) < 0)
 			return -1;
 		if (!cfg->files[i].data && access(cfg->files[i].src, R_OK) < 0)
-			return sd_error_errno(err, errno, "cannot read --file source '%s'", cfg->files[i].src);
+			return sd_error_errno(err, errno, "cannot read file source '%s'", cfg->files[i].src);
 	}
 	if (cfg->stdin_path && access(cfg->stdin_path, R_OK) < 0)
-		return sd_error_errno(err, errno, "cannot read --stdin '%s'", cfg->stdin_path);
+		return sd_error_errno(err, errno, "cannot read stdin file '%s'", cfg->stdin_path);
 	return 0;
 }
 
@@ -284,7 +284,7 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 	if (cfg->log_path) {
 		ctx.log_fd = open(cfg->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (ctx.log_fd < 0)
-			return sd_error_errno(err, errno, "cannot open --log '%s'", cfg->log_path);
+			return sd_error_errno(err, errno, "cannot open log file '%s'", cfg->log_path);
 	}
 	if (cfg->state_dir)
 		snprintf(state_dir, sizeof(state_dir), "%s", cfg->state_dir);

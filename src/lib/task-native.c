@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "image.h"
+#include "image-ref.h"
 #include "jsonl.h"
 #include "task-internal.h"
 #include "utf8.h"

@@ -58,7 +58,7 @@ gv() {
 		[[ -z $json ]] || case_fail "exec $line printed a result"
 	done <<-'EOF'
 		systrap|--backend gvisor --platform systrap -- /bin/true
-		gvisor only|--platform ptrace -- /bin/true
+		gvisor backend only|--platform ptrace -- /bin/true
 		available: native, gvisor, firecracker|--backend nosuch -- /bin/true
 	EOF
 	report_cases

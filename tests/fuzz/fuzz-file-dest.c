@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = sandbox_config_check(&cfg, &err);
 	FUZZ_CHECK((r == 0) == dest_ok(s));
 	if (r < 0)
-		FUZZ_CHECK(strncmp(err.msg, "--file destination '", 20) == 0);
+		FUZZ_CHECK(strncmp(err.msg, "file destination '", 18) == 0);
 
 	cfg.n_files = 0;
 	env[0] = s;

@@ -362,44 +362,6 @@ static void test_read_all_cap(void **state)
 	free(p);
 }
 
-static void test_field_helpers(void **state)
-{
-	json_t *obj = json_pack("{s:s, s:i, s:n, s:f, s:[]}", "prompt", "def f():", "n", 42, "nothing", "real", 1.5,
-				"list");
-	struct sd_error err = { 0 };
-	const char *s = "untouched";
-	long long n = -7;
-
-	(void)state;
-	assert_non_null(obj);
-	assert_int_equal(jsonl_str(obj, "prompt", 1, &s, "he.jsonl", 12, &err), 0);
-	assert_string_equal(s, "def f():");
-	assert_int_equal(jsonl_int(obj, "n", 1, &n, "he.jsonl", 12, &err), 0);
-	assert_int_equal(n, 42);
-
-	s = "untouched";
-	n = -7;
-	assert_int_equal(jsonl_str(obj, "missing", 0, &s, "he.jsonl", 12, &err), 0);
-	assert_int_equal(jsonl_str(obj, "nothing", 0, &s, "he.jsonl", 12, &err), 0);
-	assert_int_equal(jsonl_int(obj, "nothing", 0, &n, "he.jsonl", 12, &err), 0);
-	assert_string_equal(s, "untouched");
-	assert_int_equal(n, -7);
-
-	assert_int_equal(jsonl_str(obj, "n", 1, &s, "humaneval.jsonl", 12, &err), -1);
-	assert_string_equal(err.msg, "humaneval.jsonl:12: field 'n': expected a string, got an integer");
-	assert_int_equal(jsonl_str(obj, "list", 0, &s, "humaneval.jsonl", 12, &err), -1);
-	assert_string_equal(err.msg, "humaneval.jsonl:12: field 'list': expected a string, got an array");
-	assert_int_equal(jsonl_str(obj, "missing", 1, &s, "humaneval.jsonl", 3, &err), -1);
-	assert_string_equal(err.msg, "humaneval.jsonl:3: field 'missing': missing");
-	assert_int_equal(jsonl_int(obj, "real", 1, &n, "a.jsonl", 0, &err), -1);
-	assert_string_equal(err.msg, "a.jsonl: field 'real': expected an integer, got a real number");
-	assert_int_equal(jsonl_int(obj, "nothing", 1, &n, "a.jsonl", 5, &err), -1);
-	assert_string_equal(err.msg, "a.jsonl:5: field 'nothing': missing");
-	assert_string_equal(s, "untouched");
-	assert_int_equal(n, -7);
-	json_decref(obj);
-}
-
 static void test_text_line(void **state)
 {
 	static const char text[] =
@@ -473,7 +435,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_all_cap, setup, teardown),
-		cmocka_unit_test(test_field_helpers),
 		cmocka_unit_test(test_text_line),
 		cmocka_unit_test(test_real_humaneval),
 	};
