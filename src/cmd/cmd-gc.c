@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "gc.h"
+#include "runrec.h"
 
 static const char gc_usage[] =
 	"usage: sandeval gc [--quiet]\n"
@@ -19,7 +20,7 @@ static int sweep(bool quiet, bool full)
 	struct gc_stats st;
 	char dir[4096];
 
-	if (gc_state_dir(dir, sizeof(dir), &err) < 0 ||
+	if (runrec_state_dir(dir, sizeof(dir), &err) < 0 ||
 	    gc_sweep(dir, full ? "/sys/fs/cgroup" : NULL, &st, &err) < 0) {
 		cmd_error("gc: %s", err.msg);
 		return -1;

@@ -64,7 +64,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gc.h"
+#include "runrec.h"
 #include "sandbox-supervise.h"
 #include "util.h"
 
@@ -73,6 +73,7 @@
 /* Host tasks runsc itself needs (Sentry and gofer threads, ptrace stubs). */
 #define GVISOR_TASKS 256
 #define KVM_VERIFIED "gvisor-kvm-works"
+#define RECORD_TAG "runsc"		/* its lines in run records (runrec.h) */
 
 int gvisor_find_runsc(char *buf, size_t size)
 {
@@ -169,7 +170,8 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 				    "delegated cgroup (systemd-run --user --scope -p Delegate=yes)",
 				    ctx->cg ? cgroup_note(ctx->cg) : cgerr.msg);
 	/* noted before anything exists, so that gc finds whatever comes to exist */
-	if (gc_lock_note_runsc(ctx->lock_fd, gv->dir, gv->runsc, gv->container, err) < 0)
+	if (runrec_note_tagged(ctx->lock_fd, RECORD_TAG, (const char *const[]){ gv->dir, gv->runsc, gv->container }, 3,
+			       err) < 0)
 		return -1;
 	if (mkdir(gv->dir, 0700) < 0)
 		return sd_error_errno(err, errno, "cannot create '%s'", gv->dir);
@@ -244,6 +246,29 @@ int gvisor_remove_run(const char *dir, const char *runsc, const char *container,
 	if (!all_dead && !dir_empty(state))
 		runsc_quiet(runsc, dir, (const char *const[]){ "delete", "--force", container, NULL });
 	return remove_tree(dir, err);
+}
+
+/* gc: the record line "runsc\tDIR\tRUNSC\tCONTAINER" of a dead run. Only
+ * DIR = STATE_DIR/<32 hex>.gvisor is removed, by the RUNSC it names. */
+static int gvisor_sweep(const char *state_dir, char *fields, struct sd_error *err)
+{
+	char *dir = fields, *runsc, *container, *base;
+	size_t n = strlen(state_dir);
+
+	runsc = strchr(dir, '\t');
+	if (!runsc)
+		return 0;
+	*runsc++ = '\0';
+	container = strchr(runsc, '\t');
+	if (!container)
+		return 0;
+	*container++ = '\0';
+	base = dir + n + 1;
+	if (strncmp(dir, state_dir, n) != 0 || dir[n] != '/' || strlen(base) != 32 + 7 ||
+	    strspn(base, "0123456789abcdef") != 32 || strcmp(base + 32, ".gvisor") != 0 || runsc[0] != '/' ||
+	    strchr(container, '/'))
+		return 0;	/* not something a run of ours made: leave it */
+	return gvisor_remove_run(dir, runsc, container, false, err) < 0 ? -1 : 1;
 }
 
 static void kill_sandbox(struct sandbox_ctx *ctx)
@@ -600,4 +625,6 @@ const struct sandbox_backend sandbox_gvisor_backend = {
 	.provision = gvisor_provision,
 	.execute = gvisor_execute,
 	.destroy = gvisor_destroy,
+	.record_tag = RECORD_TAG,
+	.sweep = gvisor_sweep,
 };

@@ -35,6 +35,12 @@ struct sandbox_backend {
 	int (*execute)(struct sandbox_ctx *ctx, struct sd_error *err);
 	/* Kill whatever is left and remove every trace; must be safe after any failure. */
 	void (*destroy)(struct sandbox_ctx *ctx);
+	/* gc: the tag of the backend's lines in run records (runrec_note_tagged;
+	 * NULL: it writes none), and the sweep of such a line of a dead run
+	 * (FIELDS: what follows the tag and its tab). 1 when something was
+	 * removed, 0 when the line names nothing of ours, -1 on failure. */
+	const char *record_tag;
+	int (*sweep)(const char *state_dir, char *fields, struct sd_error *err);
 };
 
 extern const struct sandbox_backend sandbox_native_backend;

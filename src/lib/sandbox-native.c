@@ -45,7 +45,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gc.h"
 #include "sandbox-child.h"
 #include "sandbox-supervise.h"
 #include "util.h"

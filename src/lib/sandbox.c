@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gc.h"
+#include "runrec.h"
 #include "image.h"
 #include "utf8.h"
 #include "util.h"
@@ -51,6 +51,24 @@ void sandbox_config_init(struct sandbox_config *cfg)
 	cfg->tmpfs = 64ull << 20;
 	cfg->output = 1ull << 20;
 	cfg->cgroup_root = "/sys/fs/cgroup";
+}
+
+int sandbox_backend_sweep(const char *state_dir, char *line, bool *removed, struct sd_error *err)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		const struct sandbox_backend *be = backends[i];
+		size_t n = be->record_tag ? strlen(be->record_tag) : 0;
+		int r;
+
+		if (!n || !be->sweep || strncmp(line, be->record_tag, n) != 0 || line[n] != '\t')
+			continue;
+		r = be->sweep(state_dir, line + n + 1, err);
+		if (r < 0)
+			return -1;
+		*removed = r > 0;
+		return 1;
+	}
+	return 0;
 }
 
 static const struct sandbox_backend *find_backend(const char *name)
@@ -153,7 +171,7 @@ int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sand
 	if (!ctx->cg)
 		return 0;
 	for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
-		if (gc_lock_note(ctx->lock_fd, *d, err) < 0)
+		if (runrec_note(ctx->lock_fd, *d, err) < 0)
 			return -1;
 	has->memory = cgroup_has(ctx->cg, CG_MEMORY);
 	has->pids = cgroup_has(ctx->cg, CG_PIDS);
@@ -288,8 +306,8 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 	}
 	if (cfg->state_dir)
 		snprintf(state_dir, sizeof(state_dir), "%s", cfg->state_dir);
-	if ((!cfg->state_dir && gc_state_dir(state_dir, sizeof(state_dir), &e) < 0) ||
-	    (ctx.lock_fd = gc_lock_take(state_dir, res->id, &ctx.lock_path, &e)) < 0 ||
+	if ((!cfg->state_dir && runrec_state_dir(state_dir, sizeof(state_dir), &e) < 0) ||
+	    (ctx.lock_fd = runrec_take(state_dir, res->id, &ctx.lock_path, &e)) < 0 ||
 	    be->provision(&ctx, &e) < 0 || be->execute(&ctx, &e) < 0) {
 		res->status = SB_SANDBOX_ERROR;
 		snprintf(res->error, sizeof(res->error), "%s", e.msg);
@@ -297,7 +315,7 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 	}
 	be->destroy(&ctx);
 	if (ctx.lock_fd >= 0)
-		gc_lock_drop(ctx.lock_fd, ctx.lock_path);
+		runrec_drop(ctx.lock_fd, ctx.lock_path);
 	if (ctx.log_fd >= 0)
 		close(ctx.log_fd);
 	return 0;

@@ -53,7 +53,7 @@ struct sandbox_config {
 	uint64_t output;		/* bytes kept of stdout and of stderr each */
 	const char *log_path;		/* NULL: no event log */
 	const char *cgroup_root;	/* "/sys/fs/cgroup" */
-	const char *state_dir;		/* NULL: gc_state_dir() */
+	const char *state_dir;		/* NULL: runrec_state_dir() */
 	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
 };
 
@@ -112,5 +112,11 @@ char *sandbox_result_json(const struct sandbox_result *res);
 
 /* Names of the available backends, NULL-terminated. */
 const char *const *sandbox_backends(void);
+
+/* For gc (gc.h): LINE is a line of a dead run's record (runrec.h). When it
+ * is a backend's (its record tag first), that backend removes what it names:
+ * 1 (and *REMOVED whether anything was), or -1 on failure. 0 when no
+ * backend's tag starts LINE (it names a cgroup directory). */
+int sandbox_backend_sweep(const char *state_dir, char *line, bool *removed, struct sd_error *err);
 
 #endif

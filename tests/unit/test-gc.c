@@ -1,4 +1,4 @@
-/* test-gc.c - unit tests of gc.c: run records (lock files) and the sweep of what dead runs left
+/* test-gc.c - unit tests of runrec.c and gc.c: run records (lock files) and the sweep of what dead runs left
  *
  * Every test works in a temp state directory and a fake cgroup root, so no
  * real cgroup is touched. gc_sweep() reads the real /proc/self/cgroup: the
@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "gc.h"
+#include "runrec.h"
 
 struct fx {
 	char *tmp;
@@ -94,10 +95,10 @@ static void test_lock_take(void **state)
 	struct sd_error err = { 0 };
 	char *path = NULL, *want = fx_str("%s/abc123.lock", f->state), *tmp = fx_str("%s/abc123.tmp", f->state);
 	struct stat sb;
-	int fd = gc_lock_take(f->state, "abc123", &path, &err);
+	int fd = runrec_take(f->state, "abc123", &path, &err);
 
 	if (fd < 0)
-		fail_msg("gc_lock_take: %s", err.msg);
+		fail_msg("runrec_take: %s", err.msg);
 	assert_non_null(path);
 	assert_string_equal(path, want);
 	assert_int_equal(stat(path, &sb), 0);
@@ -108,7 +109,7 @@ static void test_lock_take(void **state)
 	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	assert_int_equal(count_entries(f->state), 1);
 
-	gc_lock_drop(fd, path);	/* frees path */
+	runrec_drop(fd, path);	/* frees path */
 	assert_false(fx_exists(want));
 	assert_int_equal(count_entries(f->state), 0);
 	errno = 0;
@@ -124,7 +125,7 @@ static void test_lock_take_errors(void **state)
 	struct sd_error err = { 0 };
 	char *path = (char *)"untouched", *missing = fx_str("%s/nope", f->tmp), *want;
 
-	assert_int_equal(gc_lock_take(missing, "id1", &path, &err), -1);
+	assert_int_equal(runrec_take(missing, "id1", &path, &err), -1);
 	assert_int_equal(err.code, ENOENT);
 	want = fx_str("cannot create '%s/id1.tmp': No such file or directory", missing);
 	assert_string_equal(err.msg, want);
@@ -138,18 +139,18 @@ static void test_lock_note(void **state)
 	struct fx *f = *state;
 	struct sd_error err = { 0 };
 	char *path = NULL;
-	int fd = gc_lock_take(f->state, "run1", &path, &err);
+	int fd = runrec_take(f->state, "run1", &path, &err);
 
 	assert_true(fd >= 0);
-	assert_int_equal(gc_lock_note(fd, "/sys/fs/cgroup/memory/sandeval-run1", &err), 0);
-	assert_int_equal(gc_lock_note(fd, "/sys/fs/cgroup/pids/sandeval-run1", &err), 0);
+	assert_int_equal(runrec_note(fd, "/sys/fs/cgroup/memory/sandeval-run1", &err), 0);
+	assert_int_equal(runrec_note(fd, "/sys/fs/cgroup/pids/sandeval-run1", &err), 0);
 	assert_file_equal(f->state, "run1.lock",
 			  "/sys/fs/cgroup/memory/sandeval-run1\n/sys/fs/cgroup/pids/sandeval-run1\n");
 	assert_true(locked(path));	/* still held */
-	gc_lock_drop(fd, path);
+	runrec_drop(fd, path);
 
 	/* a bad descriptor is reported with the directory */
-	assert_int_equal(gc_lock_note(-1, "/x/y", &err), -1);
+	assert_int_equal(runrec_note(-1, "/x/y", &err), -1);
 	assert_int_equal(err.code, EBADF);
 	assert_string_equal(err.msg, "cannot record '/x/y': Bad file descriptor");
 }
@@ -157,7 +158,7 @@ static void test_lock_note(void **state)
 static void test_lock_drop_null(void **state)
 {
 	(void)state;
-	gc_lock_drop(-1, NULL);	/* nothing to do, no crash */
+	runrec_drop(-1, NULL);	/* nothing to do, no crash */
 }
 
 /* ---- sweeping records ---- */
@@ -169,11 +170,11 @@ static void test_sweep_live_record_kept(void **state)
 	struct sd_error err = { 0 };
 	struct gc_stats st;
 	char *path = NULL, *cg = fx_str("%s/sandeval-live", f->dead);
-	int fd = gc_lock_take(f->state, "live", &path, &err);
+	int fd = runrec_take(f->state, "live", &path, &err);
 
 	assert_true(fd >= 0);
 	fx_mkdir_p(cg);
-	assert_int_equal(gc_lock_note(fd, cg, &err), 0);
+	assert_int_equal(runrec_note(fd, cg, &err), 0);
 	assert_int_equal(gc_sweep(f->state, f->cgroot, &st, &err), 0);
 	assert_int_equal(st.runs, 0);
 	assert_int_equal(st.cgroups, 0);
@@ -181,7 +182,7 @@ static void test_sweep_live_record_kept(void **state)
 	assert_true(fx_exists(path));
 	assert_true(fx_is_dir(cg));
 	assert_true(locked(path));
-	gc_lock_drop(fd, path);
+	runrec_drop(fd, path);
 	free(cg);
 }
 
@@ -194,14 +195,14 @@ static void test_sweep_dead_record(void **state)
 	struct gc_stats st = { 7, 7, 7, 7 };
 	char *path = NULL, *a = fx_str("%s/sandeval-dead-a", f->dead), *b = fx_str("%s/sandeval-dead-b", f->dead);
 	char *gone = fx_str("%s/already-gone", f->dead);
-	int fd = gc_lock_take(f->state, "dead", &path, &err);
+	int fd = runrec_take(f->state, "dead", &path, &err);
 
 	assert_true(fd >= 0);
 	fx_mkdir_p(a);
 	fx_mkdir_p(b);
-	assert_int_equal(gc_lock_note(fd, a, &err), 0);
-	assert_int_equal(gc_lock_note(fd, gone, &err), 0);
-	assert_int_equal(gc_lock_note(fd, b, &err), 0);
+	assert_int_equal(runrec_note(fd, a, &err), 0);
+	assert_int_equal(runrec_note(fd, gone, &err), 0);
+	assert_int_equal(runrec_note(fd, b, &err), 0);
 	close(fd);	/* the run dies: its lock is released */
 
 	assert_int_equal(gc_sweep(f->state, f->cgroot, &st, &err), 0);
@@ -222,6 +223,12 @@ static void test_sweep_dead_record(void **state)
 	free(gone);
 }
 
+/* The gVisor backend's line in a run record, as it writes it. */
+static int note_runsc(int fd, const char *dir, const char *runsc, const char *container, struct sd_error *err)
+{
+	return runrec_note_tagged(fd, "runsc", (const char *const[]){ dir, runsc, container }, 3, err);
+}
+
 /* A dead gVisor run: its directory (<state>/<32 hex>.gvisor) is removed with
  * what runsc left in it; a runsc line naming any other directory is ignored. */
 static void test_sweep_dead_gvisor_run(void **state)
@@ -232,17 +239,17 @@ static void test_sweep_dead_gvisor_run(void **state)
 	const char *id = "0123456789abcdef0123456789abcdef";
 	char *path = NULL, *dir = fx_str("%s/%s.gvisor", f->state, id), *other = fx_str("%s/keep.gvisor", f->state);
 	char *outside = fx_str("%s/%s.gvisor", f->dead, id), *file = fx_str("%s/bundle/config.json", dir);
-	int fd = gc_lock_take(f->state, id, &path, &err);
+	int fd = runrec_take(f->state, id, &path, &err);
 
 	assert_true(fd >= 0);
 	fx_mkdir_p(file);	/* a directory named config.json: any tree goes */
 	fx_mkdir_p(other);
 	fx_mkdir_p(outside);
 	fx_write_in(dir, "runsc.log", "log\n");
-	assert_int_equal(gc_lock_note_runsc(fd, dir, "/bin/true", "sandeval-x", &err), 0);
-	assert_int_equal(gc_lock_note_runsc(fd, other, "/bin/true", "sandeval-x", &err), 0);
-	assert_int_equal(gc_lock_note_runsc(fd, outside, "/bin/true", "sandeval-x", &err), 0);
-	assert_int_equal(gc_lock_note_runsc(fd, "a\tb", "/bin/true", "c", &err), -1);
+	assert_int_equal(note_runsc(fd, dir, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(note_runsc(fd, other, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(note_runsc(fd, outside, "/bin/true", "sandeval-x", &err), 0);
+	assert_int_equal(note_runsc(fd, "a\tb", "/bin/true", "c", &err), -1);
 	assert_contains(err.msg, "tab or newline");
 	close(fd);
 
@@ -407,7 +414,7 @@ static void test_sweep_orphan_cgroups(void **state)
 
 	if (!parents)
 		fx_skip("host: no cgroup hierarchy of ours in /proc/self/cgroup to fake");
-	fd = gc_lock_take(f->state, "alive", &path, &err);
+	fd = runrec_take(f->state, "alive", &path, &err);
 	assert_true(fd >= 0);
 	for (char **p = parents; *p; p++, n++) {
 		char *d;
@@ -451,7 +458,7 @@ static void test_sweep_orphan_cgroups(void **state)
 	cgroup_free_list(parents);
 }
 
-/* ---- gc_state_dir ---- */
+/* ---- runrec_state_dir ---- */
 
 /* root: /run/sandeval; anyone else without $XDG_RUNTIME_DIR: /tmp/sandeval-<uid>. */
 static void test_state_dir_default(void **state)
@@ -465,13 +472,13 @@ static void test_state_dir_default(void **state)
 	(void)state;
 	unsetenv("XDG_RUNTIME_DIR");
 	want = geteuid() == 0 ? strdup("/run/sandeval") : fx_str("/tmp/sandeval-%u", (unsigned)geteuid());
-	assert_int_equal(gc_state_dir(buf, sizeof(buf), &err), 0);
+	assert_int_equal(runrec_state_dir(buf, sizeof(buf), &err), 0);
 	assert_string_equal(buf, want);
 	assert_int_equal(stat(buf, &sb), 0);
 	assert_true(S_ISDIR(sb.st_mode));
 	assert_int_equal(sb.st_uid, geteuid());
 
-	assert_int_equal(gc_state_dir(small, sizeof(small), &err), -1);
+	assert_int_equal(runrec_state_dir(small, sizeof(small), &err), -1);
 	assert_int_equal(err.code, ENAMETOOLONG);
 	assert_string_equal(err.msg, "state directory name too long");
 	if (saved)
@@ -502,14 +509,14 @@ static void test_state_dir_user(void **state)
 			_exit(10);
 		if (setenv("XDG_RUNTIME_DIR", xdg, 1) < 0)
 			_exit(11);
-		if (gc_state_dir(buf, sizeof(buf), NULL) < 0)
+		if (runrec_state_dir(buf, sizeof(buf), NULL) < 0)
 			_exit(12);
 		if (strcmp(buf, want) != 0)
 			_exit(13);
 		if (stat(buf, &sb) < 0 || !S_ISDIR(sb.st_mode) || (sb.st_mode & 0777) != 0700)
 			_exit(14);
 		/* again: the directory exists already */
-		_exit(gc_state_dir(buf, sizeof(buf), NULL) < 0 ? 15 : 0);
+		_exit(runrec_state_dir(buf, sizeof(buf), NULL) < 0 ? 15 : 0);
 	}
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFEXITED(ws));
@@ -520,7 +527,7 @@ static void test_state_dir_user(void **state)
 }
 
 /* The fallback /tmp/sandeval-<uid> is a predictable name in a world-writable
- * directory, and gc_state_dir() accepts it when it exists (EEXIST) whoever
+ * directory, and runrec_state_dir() accepts it when it exists (EEXIST) whoever
  * owns it. Another local user who creates it first owns the victim's run
  * records: records planted there make the victim's `sandeval gc` write
  * cgroup.kill and SIGKILL the pids of any directory they name. The state
@@ -553,7 +560,7 @@ static void test_state_dir_squatted(void **state)
 		if (setgid(victim_uid) < 0 || setuid(victim_uid) < 0)
 			_exit(10);
 		unsetenv("XDG_RUNTIME_DIR");
-		if (gc_state_dir(buf, sizeof(buf), NULL) < 0)
+		if (runrec_state_dir(buf, sizeof(buf), NULL) < 0)
 			_exit(0);	/* refused: fine */
 		if (stat(buf, &sb) < 0)
 			_exit(11);
@@ -564,7 +571,7 @@ static void test_state_dir_squatted(void **state)
 	free(squat);
 	assert_true(WIFEXITED(ws));
 	if (WEXITSTATUS(ws) == 1)
-		fail_msg("gc_state_dir() accepted '/tmp/sandeval-%u' owned by uid 0, mode 0777", (unsigned)victim_uid);
+		fail_msg("runrec_state_dir() accepted '/tmp/sandeval-%u' owned by uid 0, mode 0777", (unsigned)victim_uid);
 	assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
