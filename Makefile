@@ -29,7 +29,7 @@ endif
 ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) $(CFLAGS) -Isrc/lib -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 
-LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/*.c))
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/*/*.c))
 CMD_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/cmd/*.c))
 UNIT_BIN := $(patsubst %.c,$(B)/%,$(wildcard tests/unit/test-*.c))
 FUZZ_BIN := $(patsubst %.c,$(B)/%,$(wildcard tests/fuzz/fuzz-*.c))
@@ -54,11 +54,11 @@ runners/__pycache__/%.$(PYC_TAG).pyc: runners/%.py
 runners/python/__pycache__/%.$(PYC_TAG).pyc: runners/python/%.py
 	$(compile_pyc)
 
-# The zygote's half of warm starts (src/lib/zygote.h): a shared object that
+# The zygote's half of warm starts (src/lib/sandbox/zygote.h): a shared object that
 # runners/zygote.py loads into python3 with ctypes. Always a plain build (an
 # ASan runtime cannot be loaded into python3), with its own PIC objects.
-ZYGOTE_SRC := src/lib/zygote.c src/lib/sandbox-child.c src/lib/landlock.c src/lib/sysfilter.c \
-	src/lib/util.c src/lib/error.c
+ZYGOTE_SRC := src/lib/sandbox/zygote.c src/lib/sandbox/sandbox-child.c src/lib/sandbox/landlock.c \
+	src/lib/sandbox/sysfilter.c src/lib/base/util.c src/lib/base/error.c
 ZYGOTE_OBJ := $(patsubst %.c,build/pic/%.o,$(ZYGOTE_SRC))
 ZYGOTE_CFLAGS := -std=c11 $(WARN) -O2 -g -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \
 	-Isrc/lib -Ibuild/gen -MMD -MP
@@ -91,24 +91,24 @@ $(B)/libsandeval.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # The seccomp filter is compiled with libseccomp at build time, not per run.
-GEN_OBJ := $(B)/src/lib/sysfilter-build.o $(B)/src/lib/util.o $(B)/src/lib/error.o
+GEN_OBJ := $(B)/src/lib/sandbox/sysfilter-build.o $(B)/src/lib/base/util.o $(B)/src/lib/base/error.o
 $(B)/gen-sysfilter: tools/gen-sysfilter.c $(GEN_OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIBS)
 $(B)/gen/sysfilter-bpf.h: $(B)/gen-sysfilter
 	@mkdir -p $(dir $@)
 	$< >$@.tmp && mv -f $@.tmp $@
 # eval.c injects the pycs of this tag (those of another are never used)
-$(B)/src/lib/eval.o: ALL_CFLAGS += -DPYC_TAG='"$(PYC_TAG)"'
-$(B)/src/lib/sysfilter.o: $(B)/gen/sysfilter-bpf.h
-$(B)/src/lib/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
+$(B)/src/lib/eval/eval.o: ALL_CFLAGS += -DPYC_TAG='"$(PYC_TAG)"'
+$(B)/src/lib/sandbox/sysfilter.o: $(B)/gen/sysfilter-bpf.h
+$(B)/src/lib/sandbox/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 
 # The gVisor backend's init runs inside the sandbox, on any image: static, and
 # embedded in sandeval (sandbox-gvisor-init.c .incbin's it). Never sanitized.
-$(B)/gvinit: src/gvinit/gvinit.c src/lib/sysfilter.c src/lib/error.c $(B)/gen/sysfilter-bpf.h
+$(B)/gvinit: src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/base/error.c $(B)/gen/sysfilter-bpf.h
 	$(CC) -std=c11 -O2 -Wall -Wextra -Wno-format-truncation -static -Isrc/lib -I$(B)/gen -o $@ \
-		src/gvinit/gvinit.c src/lib/sysfilter.c src/lib/error.c
-$(B)/src/lib/sandbox-gvisor-init.o: $(B)/gvinit
-$(B)/src/lib/sandbox-gvisor-init.o: ALL_CFLAGS += -DGVINIT_BIN='"$(B)/gvinit"'
+		src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/base/error.c
+$(B)/src/lib/sandbox/sandbox-gvisor-init.o: $(B)/gvinit
+$(B)/src/lib/sandbox/sandbox-gvisor-init.o: ALL_CFLAGS += -DGVINIT_BIN='"$(B)/gvinit"'
 
 $(B)/sandeval: $(CMD_OBJ) $(B)/libsandeval.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libsandeval.a $(LIBS)

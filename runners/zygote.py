@@ -3,7 +3,7 @@
 sandeval starts it as `python3 -I -S zygote.py 3` with a socket on fd 3 and
 the sandbox's environment. It loads the driver and the Python runner (what
 every sample's fresh interpreter would import first), then hands control to
-sandeval-zygote.so (src/lib/zygote.c), which clones a fresh sandbox for each
+sandeval-zygote.so (src/lib/sandbox/zygote.c), which clones a fresh sandbox for each
 request. In the zygote, sandeval_zygote_serve() returns only when sandeval
 hangs up; in a sandbox's program process it returns 0, fully constrained
 (the same namespaces, root, cgroup, rlimits, Landlock and seccomp as a cold

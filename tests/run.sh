@@ -148,6 +148,9 @@ cli() {
 	tally "$log/cli.tap" $? "$label"
 }
 
+echo "== layers of src/lib (docs/internals.md)"
+single "layer check" sh scripts/check-layers.sh
+
 echo "== unit tests"
 unit "$B" unit
 

@@ -1,6 +1,6 @@
 """lint.py - the lint sandbox's main program: run each linter of the plan on the candidate, report one JSON envelope.
 
-Runs as the sandbox's main program (src/lib/lint.c starts it). It reads its
+Runs as the sandbox's main program (src/lib/eval/lint.c starts it). It reads its
 plan from stdin -- {"path": PATH, "timeout": SECONDS, "max_output": BYTES,
 "tools": [{"name", "argv", "env"}]} -- runs the tools one after another,
 each with its stdout and stderr in files under /tmp (the sandbox's tmpfs

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "sandbox.h"
-#include "util.h"
+#include "sandbox/sandbox.h"
+#include "base/util.h"
 
 static const char exec_usage[] =
 	"usage: sandeval exec [OPTIONS] -- PROGRAM [ARG...]\n"

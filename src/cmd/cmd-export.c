@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "export.h"
-#include "store.h"
-#include "util.h"
+#include "store/export.h"
+#include "store/store.h"
+#include "base/util.h"
 
 static const char export_usage[] =
 	"usage: sandeval export RUN_ID [--db PATH] [-o FILE] [--tests]\n"

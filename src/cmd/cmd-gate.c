@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "export.h"
-#include "gate.h"
-#include "store.h"
-#include "util.h"
+#include "store/export.h"
+#include "report/gate-report.h"
+#include "score/gate.h"
+#include "store/store.h"
+#include "base/util.h"
 
 static const char gate_usage[] =
 	"usage: sandeval gate --baseline RUN_ID|FILE --candidate RUN_ID|FILE [--db PATH]\n"

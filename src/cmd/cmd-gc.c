@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "gc.h"
-#include "runrec.h"
+#include "sandbox/gc.h"
+#include "sandbox/runrec.h"
 
 static const char gc_usage[] =
 	"usage: sandeval gc [--quiet]\n"

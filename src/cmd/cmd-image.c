@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "image.h"
-#include "util.h"
+#include "sandbox/image.h"
+#include "base/util.h"
 
 static const char image_usage[] =
 	"usage: sandeval image build NAME [--packages PKG,...] [--suite SUITE] [--mirror URL]\n"

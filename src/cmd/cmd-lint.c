@@ -21,13 +21,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lint.h"
-#include "metrics.h"
-#include "report.h"
-#include "score.h"
-#include "store.h"
-#include "task.h"
-#include "util.h"
+#include "eval/lint.h"
+#include "score/metrics.h"
+#include "report/report.h"
+#include "score/score.h"
+#include "store/store.h"
+#include "suite/task.h"
+#include "base/util.h"
 #include "version.h"
 
 static const char lint_usage[] =

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "report-trend.h"
-#include "store.h"
-#include "util.h"
+#include "report/report-trend.h"
+#include "store/store.h"
+#include "base/util.h"
 
 static const char report_usage[] =
 	"usage: sandeval report [--db PATH] [RUN_ID] [--against RUN_ID] [--html FILE] [--last N]\n"

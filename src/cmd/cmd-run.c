@@ -21,16 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "canary.h"
+#include "eval/canary.h"
 #include "cmd.h"
-#include "eval.h"
-#include "image.h"
-#include "lint.h"
-#include "report.h"
-#include "score.h"
-#include "store.h"
-#include "task.h"
-#include "util.h"
+#include "eval/eval.h"
+#include "sandbox/image.h"
+#include "eval/lint.h"
+#include "report/report.h"
+#include "score/score.h"
+#include "store/store.h"
+#include "suite/task.h"
+#include "base/util.h"
 #include "version.h"
 
 static const char run_usage[] =

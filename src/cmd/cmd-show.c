@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "feedback.h"
-#include "store.h"
-#include "util.h"
+#include "report/feedback.h"
+#include "store/store.h"
+#include "base/util.h"
 
 static const char show_usage[] =
 	"usage: sandeval show RUN_ID [TASK_ID] [--db PATH] [--json] [--holdout] [--lines N] [--bytes N]\n"

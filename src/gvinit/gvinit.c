@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sysfilter.h"
+#include "sandbox/sysfilter.h"
 
 #define DIR_CTL "/.sandeval"
 #define SCRATCH "/.sandeval-scratch"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup-internal.h"
+#include "sandbox/cgroup-internal.h"
 #include "fuzz.h"
 
 static char dir[4096];	/* private temp directory */

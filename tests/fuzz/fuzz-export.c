@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "export.h"
+#include "store/export.h"
 #include "fuzz.h"
 
 static bool same_str(const char *a, const char *b)

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "image.h"
-#include "sandbox.h"
+#include "sandbox/image.h"
+#include "sandbox/sandbox.h"
 
 /* An independent statement of the rule. */
 static int dest_ok(const char *dest)

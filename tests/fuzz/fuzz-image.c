@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "image.h"
+#include "sandbox/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

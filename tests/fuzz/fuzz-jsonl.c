@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "jsonl.h"
-#include "task.h"
+#include "base/jsonl.h"
+#include "suite/task.h"
 
 /* One temp file per process, rewritten in place for each input (creating
  * and unlinking a file per input costs far more than the parsing). */

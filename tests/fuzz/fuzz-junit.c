@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "report-internal.h"
-#include "utf8.h"
+#include "report/report-internal.h"
+#include "base/utf8.h"
 
 static char *copy(const uint8_t *p, size_t n)
 {

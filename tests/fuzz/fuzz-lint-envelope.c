@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz-lint.h"
-#include "result.h"
+#include "suite/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

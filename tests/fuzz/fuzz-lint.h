@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "lint.h"
-#include "utf8.h"
+#include "eval/lint.h"
+#include "base/utf8.h"
 
 static inline void fuzz_lint_string(const char *s, size_t max)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sandbox-internal.h"
-#include "utf8.h"
+#include "sandbox/sandbox-internal.h"
+#include "base/utf8.h"
 
 static char *copy(const uint8_t *p, size_t n)
 {

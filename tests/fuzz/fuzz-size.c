@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

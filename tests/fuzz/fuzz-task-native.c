@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "task.h"
+#include "suite/task.h"
 
 /* Write DIR/NAME in place: no O_TRUNC, as ext4 flushes a file truncated to 0
  * and rewritten when it is closed, which made this target 20 times slower. */

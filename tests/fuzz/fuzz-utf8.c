@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 /* Walk S with utf8_valid_seq(); true if every byte is part of a valid sequence. */
 static int all_valid(const unsigned char *s, size_t n)

@@ -17,8 +17,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "cgroup-internal.h"
-#include "cgroup.h"
+#include "sandbox/cgroup-internal.h"
+#include "sandbox/cgroup.h"
 
 #define NAME "sandeval-t"
 

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "export.h"
-#include "score.h"
+#include "store/export.h"
+#include "score/score.h"
 
 static struct test_result tests0[] = {
 	{ .name = (char *)"t0", .tier = TIER_EDGE, .weight = 1.5, .visibility = VIS_HOLDOUT, .status = TS_FAILED,

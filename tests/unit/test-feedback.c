@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "feedback.h"
+#include "report/feedback.h"
 
 static void test_excerpt(void **state)
 {

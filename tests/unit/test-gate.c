@@ -4,8 +4,9 @@
 #include <jansson.h>
 #include <math.h>
 
-#include "gate.h"
-#include "score.h"
+#include "report/gate-report.h"
+#include "score/gate.h"
+#include "score/score.h"
 
 /* cmocka 1.1 has no assert_double_equal */
 #define assert_near(a, b, eps) do { \

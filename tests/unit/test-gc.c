@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "cgroup.h"
-#include "gc.h"
-#include "runrec.h"
+#include "sandbox/cgroup.h"
+#include "sandbox/gc.h"
+#include "sandbox/runrec.h"
 
 struct fx {
 	char *tmp;

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "util.h"
+#include "sandbox/image.h"
+#include "base/util.h"
 
 static char *dir;	/* a fresh temp directory per test */
 

@@ -3,7 +3,7 @@
 
 #include <zlib.h>
 
-#include "jsonl.h"
+#include "base/jsonl.h"
 
 struct dir {
 	char *path;

@@ -4,12 +4,12 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "lint.h"
-#include "metrics.h"
-#include "report.h"
-#include "score.h"
-#include "utf8.h"
-#include "util.h"
+#include "eval/lint.h"
+#include "score/metrics.h"
+#include "report/report.h"
+#include "score/score.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 /* Data-driven cases: tests/unit/lint/<tool>-<case>/ holds "output" (what the
  * real tool printed, captured in the lint sandbox on /work/candidate.*),

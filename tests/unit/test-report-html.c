@@ -4,10 +4,10 @@
 #include <ctype.h>
 #include <math.h>
 
-#include "report-html-internal.h"
-#include "report-trend.h"
-#include "score.h"
-#include "store.h"
+#include "report/report-html-internal.h"
+#include "report/report-trend.h"
+#include "score/score.h"
+#include "store/store.h"
 
 #define HOSTILE "<script>alert(1)</script>"
 

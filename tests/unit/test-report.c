@@ -5,9 +5,9 @@
 #include <math.h>
 #include <sys/wait.h>
 
-#include "report-internal.h"
-#include "report.h"
-#include "score.h"
+#include "report/report-internal.h"
+#include "report/report.h"
+#include "score/score.h"
 
 #define T(name_, st_, detail_) { .name = (char *)(name_), .tier = TIER_CANONICAL, .weight = 1.0, \
 				  .visibility = VIS_PUBLIC, .status = (st_), .detail = (char *)(detail_) }

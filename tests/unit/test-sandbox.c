@@ -13,10 +13,10 @@
 #include <math.h>
 #include <time.h>
 
-#include "cgroup-internal.h"
-#include "sandbox-internal.h"
-#include "sandbox.h"
-#include "util.h"
+#include "sandbox/cgroup-internal.h"
+#include "sandbox/sandbox-internal.h"
+#include "sandbox/sandbox.h"
+#include "base/util.h"
 
 #define FFFD "\xef\xbf\xbd"
 

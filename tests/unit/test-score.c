@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "result.h"
-#include "score.h"
+#include "suite/result.h"
+#include "score/score.h"
 
 #define T(tier_, w_, vis_, st_) { .name = (char *)"t", .tier = (tier_), .weight = (w_), \
 				  .visibility = (vis_), .status = (st_) }

@@ -5,8 +5,8 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
-#include "score.h"
-#include "store.h"
+#include "score/score.h"
+#include "store/store.h"
 
 struct fx {
 	char *dir;

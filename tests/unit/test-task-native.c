@@ -1,7 +1,7 @@
 /* test-task-native.c - unit tests of native suites (task-native*.c): the example suite, defaults, every bad task.json */
 #include "fixture.h"
 
-#include "task.h"
+#include "suite/task.h"
 
 struct dir {
 	char *path;

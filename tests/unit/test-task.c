@@ -3,7 +3,7 @@
 
 #include <zlib.h>
 
-#include "task.h"
+#include "suite/task.h"
 
 struct dir {
 	char *path;

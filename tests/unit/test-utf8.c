@@ -1,7 +1,7 @@
 /* test-utf8.c - unit tests of utf8.c: sequence validation and sanitizing untrusted bytes for JSON */
 #include "fixture.h"
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 #define FFFD "\xef\xbf\xbd"
 

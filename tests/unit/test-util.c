@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "error.h"
-#include "utf8.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #define SENTINEL 0x5a5a5a5aULL
 

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "sandbox-child.h"
-#include "zygote.h"
+#include "sandbox/sandbox-child.h"
+#include "sandbox/zygote.h"
 
 static char *dir;
 

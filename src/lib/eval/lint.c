@@ -1,0 +1,457 @@
+/* lint.c - lint one candidate in a fresh sandbox and judge it; a run's lint figures
+ *
+ * Which linters run for a language, with which arguments, is data:
+ * runners/lint/lint.json. The sandbox's main program is runners/lint/lint.py,
+ * a small trusted driver that runs each linter on the candidate's file and
+ * prints one JSON envelope with every tool's exit status, stdout and stderr.
+ * The sandbox is the one the tests run in (sandbox_run: host image read-only,
+ * no network, memory, time, pids and output limits), because the candidate's
+ * text is hostile input to the linters too. This file builds the plan, runs
+ * the sandbox, and turns the envelope into findings (lint-parse.c parses
+ * each tool's output) and a status: a linter that is not installed makes the
+ * sample `unavailable`, one that fails makes it `error`; neither is a pass.
+ */
+#define _GNU_SOURCE
+#include "eval/lint.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "sandbox/sandbox.h"
+#include "score/score.h"
+#include "base/utf8.h"
+#include "base/util.h"
+
+#define LINT_DIR "/work/.sandeval"
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define TOOL_OUTPUT (256u << 10)	/* bytes of each tool's stdout and stderr the driver reports */
+#define MAX_FILES 8
+
+void lint_options_init(struct lint_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threshold = LINT_SEV_WARNING;
+	o->backend = "native";
+	o->memory = 512ull << 20;
+	o->tool_timeout = 30.0;
+}
+
+char *lint_source(const struct task *task, const struct sample *sample)
+{
+	if (task->format == TASK_HUMANEVAL && sample->is_completion && task->prompt)
+		return xasprintf("%s%s", task->prompt, sample->code ? sample->code : "");
+	return strdup(sample->code ? sample->code : "");
+}
+
+/* --- runners/lint: lint.json and the files it injects, read once per process --- */
+
+struct lint_file {
+	char *name, *text;
+	size_t len;
+};
+
+static struct {
+	char *dir;
+	json_t *def;
+	struct lint_file files[MAX_FILES];
+	size_t n_files;
+} conf;
+
+static void conf_reset(void)
+{
+	json_decref(conf.def);
+	free(conf.dir);
+	for (size_t i = 0; i < conf.n_files; i++) {
+		free(conf.files[i].name);
+		free(conf.files[i].text);
+	}
+	memset(&conf, 0, sizeof(conf));
+}
+
+static int load_conf(const char *dir, struct sd_error *err)
+{
+	cleanup_free char *path = xasprintf("%s/lint/lint.json", dir);
+	json_error_t je;
+	json_t *files, *f, *v;
+	const char *key;
+	size_t i;
+
+	if (conf.def && conf.dir && strcmp(conf.dir, dir) == 0)
+		return 0;
+	conf_reset();
+	if (!path)
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	conf.def = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!conf.def)
+		return sd_error_set(err, ENOENT, "cannot read '%s': %d:%d: %s (set SANDEVAL_RUNNERS)", path,
+				    je.line, je.column, je.text);
+	files = json_object_get(conf.def, "files");
+	if (!json_is_array(files) || json_array_size(files) > MAX_FILES)
+		goto bad;
+	json_array_foreach(files, i, f) {
+		const char *name = json_string_value(f);
+		cleanup_free char *fp = name ? xasprintf("%s/lint/%s", dir, name) : NULL;
+		struct lint_file *lf = &conf.files[conf.n_files];
+
+		if (!name || !*name || strchr(name, '/'))
+			goto bad;
+		if (!fp || read_file(fp, 1 << 20, &lf->text, &lf->len, err) < 0) {
+			conf_reset();
+			return sd_error_wrap(err, "'%s'", path);
+		}
+		lf->name = strdup(name);
+		conf.n_files++;
+		if (!lf->name)
+			goto oom;
+	}
+	json_object_foreach(conf.def, key, v) {
+		json_t *tools = json_object_get(v, "tools"), *t;
+
+		if (!json_is_object(v))
+			continue;	/* "comment", "files" */
+		if (!json_is_string(json_object_get(v, "source")) || !json_is_array(tools))
+			goto bad;
+		json_array_foreach(tools, i, t) {
+			const char *name = json_string_value(json_object_get(t, "name"));
+			json_t *argv = json_object_get(t, "argv");
+			bool known = false;
+
+			for (size_t k = 0; name && lint_tools[k]; k++)
+				known = known || strcmp(name, lint_tools[k]) == 0;
+			if (!known) {
+				/* KEY lives in conf.def: the message first */
+				sd_error_set(err, EINVAL, "%s: %s.tools[%zu]: \"name\" must be one of flake8, "
+					     "bandit, cppcheck, clang-tidy, eslint", path, key, i);
+				conf_reset();
+				return -1;
+			}
+			if (!json_is_array(argv) || json_array_size(argv) == 0)
+				goto bad;
+		}
+	}
+	conf.dir = strdup(dir);
+	if (!conf.dir)
+		goto oom;
+	return 0;
+oom:
+	conf_reset();
+	return sd_error_set(err, ENOMEM, "lint: out of memory");
+bad:
+	conf_reset();
+	return sd_error_set(err, EINVAL, "%s: needs \"files\" (at most %d names) and, per language, "
+			    "\"source\" and \"tools\" with \"name\" and \"argv\"", path, MAX_FILES);
+}
+
+static const char *conf_dir(const struct lint_options *o)
+{
+	return o->runners_dir ? o->runners_dir : eval_runners_dir();
+}
+
+int lint_check(const struct lint_options *o, struct sd_error *err)
+{
+	return load_conf(conf_dir(o), err);
+}
+
+/* --- the plan, the sandbox, the envelope --- */
+
+/* A lint.json argument with {dir} and {source} filled in. */
+static json_t *fill(const char *in, const char *source)
+{
+	char buf[2048];
+	size_t n = 0;
+
+	while (in && *in && n < sizeof(buf) - 300) {
+		if (strncmp(in, "{dir}", 5) == 0) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", LINT_DIR);
+			in += 5;
+		} else if (strncmp(in, "{source}", 8) == 0) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "/work/%s", source);
+			in += 8;
+		} else {
+			buf[n++] = *in++;
+		}
+	}
+	buf[n] = '\0';
+	return json_string(buf);
+}
+
+static const char *tool_path(const struct lint_options *o)
+{
+	const char *env = getenv("SANDEVAL_LINT_PATH");
+
+	if (o->tool_path)
+		return o->tool_path;
+	return env && *env ? env : DEFAULT_PATH;
+}
+
+static char *build_plan(json_t *lang, const char *source, const struct lint_options *o)
+{
+	json_t *tools = json_array(), *t, *plan;
+	size_t i;
+	char *text;
+
+	json_array_foreach(json_object_get(lang, "tools"), i, t) {
+		json_t *argv = json_array(), *a;
+		size_t j;
+
+		json_array_foreach(json_object_get(t, "argv"), j, a)
+			json_array_append_new(argv, fill(json_string_value(a), source));
+		json_array_append_new(tools, json_pack("{s:O, s:o, s:o}", "name", json_object_get(t, "name"),
+						       "argv", argv, "env",
+						       json_is_object(json_object_get(t, "env")) ?
+						       json_deep_copy(json_object_get(t, "env")) : json_object()));
+	}
+	plan = json_pack("{s:s, s:f, s:I, s:o}", "path", tool_path(o), "timeout", o->tool_timeout,
+			 "max_output", (json_int_t)TOOL_OUTPUT, "tools", tools);
+	text = plan ? json_dumps(plan, JSON_COMPACT) : NULL;
+	json_decref(plan);
+	return text;
+}
+
+static int run_sandbox(const char *lang_source, const char *code, const char *plan, size_t n_tools,
+		       const struct lint_options *o, struct sandbox_result *sr, struct sd_error *err)
+{
+	char *argv[] = { "python3", "-I", "-S", LINT_DIR "/lint.py", NULL };
+	struct sandbox_file files[MAX_FILES + 1];
+	char dests[MAX_FILES + 1][300];
+	struct sandbox_config cfg;
+	size_t n = 0;
+
+	for (size_t i = 0; i < conf.n_files; i++, n++) {
+		snprintf(dests[n], sizeof(dests[n]), ".sandeval/%s", conf.files[i].name);
+		files[n] = (struct sandbox_file){ .dest = dests[n], .src = conf.files[i].name,
+						  .data = conf.files[i].text, .len = conf.files[i].len };
+	}
+	snprintf(dests[n], sizeof(dests[n]), "%s", lang_source);
+	files[n] = (struct sandbox_file){ .dest = dests[n], .src = dests[n], .data = code, .len = strlen(code) };
+	n++;
+	sandbox_config_init(&cfg);
+	cfg.backend = o->backend;
+	cfg.argv = argv;
+	cfg.files = files;
+	cfg.n_files = n;
+	cfg.stdin_data = plan;
+	cfg.stdin_len = strlen(plan);
+	cfg.memory = o->memory;
+	/* the driver holds each linter to tool_timeout; these are the backstops */
+	cfg.wall_time = o->tool_timeout * (double)n_tools + 10.0;
+	cfg.cpu_time = cfg.wall_time;
+	cfg.pids = 64;
+	cfg.output = 8u << 20;
+	return sandbox_run(&cfg, sr, err);
+}
+
+/* Append ", " and the formatted text to *buf (a growing detail message). */
+__attribute__((format(printf, 2, 3)))
+static void note(char **buf, const char *fmt, ...)
+{
+	char *add = NULL, *joined;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		add = NULL;
+	va_end(ap);
+	if (!add)
+		return;
+	joined = *buf ? xasprintf("%s; %s", *buf, add) : strdup(add);
+	free(add);
+	if (joined) {
+		free(*buf);
+		*buf = joined;
+	}
+}
+
+/* The first line of a tool's stderr, at most 200 bytes, for messages. */
+static void first_line(const char *s, char *out, size_t cap)
+{
+	size_t n = s ? strcspn(s, "\n") : 0;
+
+	if (n > 200)
+		n = 200;
+	snprintf(out, cap, "%.*s", (int)n, s ? s : "");
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+}
+
+struct outcome {
+	char *missing, *failed, *ran;
+};
+
+/* Read the envelope into FS and the outcome lists. */
+static void read_envelope(const char *text, size_t len, const char *fate, const json_t *lang,
+			  struct lint_findings *fs, struct outcome *oc)
+{
+	json_t *doc = text ? json_loadb(text, len, 0, NULL) : NULL;
+	json_t *tools = json_object_get(doc, "tools"), *want = json_object_get(lang, "tools"), *decl;
+	const char *source = json_string_value(json_object_get(lang, "source"));
+	cleanup_free char *path = xasprintf("/work/%s", source ? source : "");
+	size_t i;
+
+	if (!json_is_object(doc) || !json_is_array(tools) || json_array_size(tools) != json_array_size(want)) {
+		note(&oc->failed, "the lint driver did not finish (%s)", fate ? fate : "its report does not parse");
+		json_decref(doc);
+		return;
+	}
+	json_array_foreach(want, i, decl) {
+		json_t *t = json_array_get(tools, i);
+		const char *name = json_string_value(json_object_get(decl, "name"));
+		const char *pkg = json_string_value(json_object_get(decl, "package"));
+		json_t *exit_code = json_object_get(t, "exit");
+		json_t *jout = json_object_get(t, strcmp(name ? name : "", "cppcheck") == 0 ? "stderr" : "stdout");
+		char line[256];
+		struct sd_error e = { 0 };
+
+		if (!name)
+			continue;
+		first_line(json_string_value(json_object_get(t, "stderr")), line, sizeof(line));
+		if (!json_is_object(t) || !json_is_string(json_object_get(t, "name")) ||
+		    strcmp(json_string_value(json_object_get(t, "name")), name) != 0) {
+			note(&oc->failed, "%s: no report from the lint driver", name);
+		} else if (json_is_true(json_object_get(t, "missing"))) {
+			note(&oc->missing, "%s is not installed (Debian package %s)", name, pkg ? pkg : name);
+		} else if (json_is_true(json_object_get(t, "timed_out"))) {
+			note(&oc->failed, "%s timed out", name);
+		} else if (!json_is_integer(exit_code) || json_integer_value(exit_code) < 0 ||
+			   json_integer_value(exit_code) > 255) {
+			note(&oc->failed, "%s was killed by signal %lld", name,
+			     (long long)json_integer_value(json_object_get(t, "signal")));
+		} else if (lint_parse(name, json_string_value(jout), json_string_length(jout),
+				      (int)json_integer_value(exit_code), path, fs, &e) < 0) {
+			note(&oc->failed, "%s%s%s", e.msg, line[0] ? ": " : "", line);
+		} else {
+			note(&oc->ran, "%s %.2f s", name, json_number_value(json_object_get(t, "seconds")));
+		}
+	}
+	json_decref(doc);
+}
+
+int lint_read_envelope(const char *text, size_t len, const char *fate, const json_t *lang,
+		       enum lint_severity threshold, struct sample_result *r, struct sd_error *err)
+{
+	struct lint_findings fs = { 0 };
+	struct outcome oc = { 0 };
+	size_t kept;
+
+	read_envelope(text, len, fate, lang, &fs, &oc);
+	free(r->lint_detail);
+	r->lint_detail = NULL;
+	if (oc.missing) {
+		r->lint = LINT_UNAVAILABLE;
+		r->lint_detail = oc.failed ? xasprintf("%s; %s", oc.missing, oc.failed) : strdup(oc.missing);
+	} else if (oc.failed) {
+		r->lint = LINT_ERROR;
+		r->lint_detail = strdup(oc.failed);
+	} else {
+		size_t total = fs.n + fs.dropped, above = 0;
+
+		for (int s = (int)threshold; s <= LINT_SEV_ERROR; s++)
+			above += fs.n_by_severity[s];
+		r->lint = lint_judge(&fs, threshold);
+		r->lint_detail = xasprintf("%s; %zu finding%s, %zu at or above %s%s", oc.ran ? oc.ran : "no linter ran",
+					   total, total == 1 ? "" : "s", above, lint_severity_name(threshold),
+					   total > LINT_MAX_KEPT ? " (the most severe 100 kept)" : "");
+	}
+	free(oc.missing);
+	free(oc.failed);
+	free(oc.ran);
+	if (r->lint_detail) {
+		/* tool messages cut at a byte count: valid UTF-8 again, for JSON, and no control bytes */
+		size_t dl;
+		char *clean = utf8_sanitize(r->lint_detail, strlen(r->lint_detail), &dl);
+
+		free(r->lint_detail);
+		r->lint_detail = clean;
+		for (char *c = clean; c && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
+	}
+
+	/* the most severe LINT_MAX_KEPT findings are recorded, each severity in
+	 * the order the tools reported them (tool by tool, mostly by line) */
+	kept = fs.n < LINT_MAX_KEPT ? fs.n : LINT_MAX_KEPT;
+	for (size_t i = 0; i < r->n_findings; i++)
+		lint_finding_release(&r->findings[i]);
+	free(r->findings);
+	r->findings = NULL;
+	r->n_findings = 0;
+	if (kept) {
+		r->findings = calloc(kept, sizeof(*r->findings));
+		if (!r->findings) {
+			lint_findings_release(&fs);
+			return sd_error_set(err, ENOMEM, "lint: out of memory");
+		}
+		for (int sev = LINT_SEV_ERROR; sev >= LINT_SEV_STYLE; sev--) {
+			for (size_t i = 0; i < fs.n; i++) {
+				if ((int)fs.v[i].severity != sev || !fs.v[i].tool)
+					continue;
+				if (r->n_findings < kept) {
+					r->findings[r->n_findings++] = fs.v[i];
+					memset(&fs.v[i], 0, sizeof(fs.v[i]));	/* moved */
+				}
+			}
+		}
+	}
+	lint_findings_release(&fs);
+	if (!r->lint_detail)
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	return 0;
+}
+
+int lint_sample(const struct task *task, const struct sample *sample, const struct lint_options *o,
+		struct sample_result *r, struct sd_error *err)
+{
+	const char *language = task->language ? task->language : "python";
+	cleanup_free char *code = lint_source(task, sample);
+	cleanup_free char *plan = NULL;
+	struct sandbox_result sr;
+	struct sd_error e = { 0 };
+	char fate[1400], why[256];
+	json_t *lang;
+	size_t n_tools;
+	int ret;
+
+	free(r->lint_detail);
+	r->lint_detail = NULL;
+	if (!code)
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	if (load_conf(conf_dir(o), err) < 0)
+		return -1;
+	lang = json_object_get(conf.def, language);
+	n_tools = json_array_size(json_object_get(lang, "tools"));
+	if (!json_is_object(lang) || n_tools == 0) {
+		r->lint = LINT_UNAVAILABLE;
+		r->lint_detail = xasprintf("no linter for language '%s' (%s/lint/lint.json)", language, conf_dir(o));
+		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
+	}
+	plan = build_plan(lang, json_string_value(json_object_get(lang, "source")), o);
+	if (!plan)
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	if (run_sandbox(json_string_value(json_object_get(lang, "source")), code, plan, n_tools, o, &sr, &e) < 0) {
+		r->lint = LINT_ERROR;
+		r->lint_detail = xasprintf("lint sandbox: %s", e.msg);
+		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
+	}
+	first_line(sr.stderr_buf, why, sizeof(why));
+	snprintf(fate, sizeof(fate), "%s%s%s%s%s", sandbox_status_name(sr.status),
+		 sr.status == SB_SANDBOX_ERROR ? ": " : "", sr.status == SB_SANDBOX_ERROR ? sr.error : "",
+		 why[0] ? "; " : "", why);
+	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, o->threshold, r, err);
+	if (sr.id[0]) {
+		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, sr.id) : strdup(sr.id);
+
+		if (ids) {
+			free(r->sandbox_ids);
+			r->sandbox_ids = ids;
+		}
+	}
+	sandbox_result_release(&sr);
+	return ret;
+}

@@ -1,0 +1,224 @@
+/* image-digest.c - the canonical content digest of a root filesystem (sha256 over a sorted listing, OpenSSL EVP)
+ *
+ * The listing has one record per entry, in byte order of the path, parents
+ * before children, symlinks never followed:
+ *     T MODE LEN:PATH LEN:EXTRA\n
+ * T is d, f, l, c, b, p or s; MODE the permission bits in octal (4 digits);
+ * PATH the entry's path inside the image ("/" for the root), EXTRA the sha256
+ * (hex) of a regular file's contents, a symlink's target, a device's
+ * "major,minor", or nothing. Lengths make every record unambiguous, whatever
+ * bytes names hold. Owners and times are left out: the same files built
+ * twice give the same digest.
+ */
+#define _GNU_SOURCE
+#include "sandbox/image-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+#define MAX_DEPTH 256
+
+struct walker {
+	EVP_MD_CTX *list;	/* the listing's hash */
+	EVP_MD_CTX *file;	/* reused for each file */
+	uint64_t files, bytes;
+	struct sd_error *err;
+};
+
+static void hex(const unsigned char *d, unsigned n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int file_hash(struct walker *w, int parent, const char *name, const char *path, char out[65])
+{
+	cleanup_close int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char buf[65536];
+
+	if (fd < 0)
+		return sd_error_errno(w->err, errno, "cannot read '%s'", path);
+	if (!EVP_DigestInit_ex(w->file, EVP_sha256(), NULL))
+		return sd_error_set(w->err, EIO, "sha256 unavailable");
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sd_error_errno(w->err, errno, "cannot read '%s'", path);
+		if (n == 0)
+			break;
+		EVP_DigestUpdate(w->file, buf, (size_t)n);
+		w->bytes += (uint64_t)n;
+	}
+	EVP_DigestFinal_ex(w->file, md, &mdlen);
+	hex(md, mdlen, out);
+	return 0;
+}
+
+static void emit(struct walker *w, char type, mode_t mode, const char *path, const char *extra, size_t extra_len)
+{
+	char head[64];
+	int n;
+
+	n = snprintf(head, sizeof(head), "%c %04o %zu:", type, (unsigned)(mode & 07777), strlen(path));
+	EVP_DigestUpdate(w->list, head, (size_t)n);
+	EVP_DigestUpdate(w->list, path, strlen(path));
+	n = snprintf(head, sizeof(head), " %zu:", extra_len);
+	EVP_DigestUpdate(w->list, head, (size_t)n);
+	EVP_DigestUpdate(w->list, extra, extra_len);
+	EVP_DigestUpdate(w->list, "\n", 1);
+	w->files++;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One entry NAME of directory PARENT, known as PATH in the image; directories recursively. */
+static int walk(struct walker *w, int parent, const char *name, const char *path, int depth)
+{
+	struct stat sb;
+	char extra[4200];
+	size_t extra_len = 0;
+	char type;
+
+	if (depth > MAX_DEPTH)
+		return sd_error_set(w->err, ELOOP, "'%s' is nested too deep", path);
+	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return sd_error_errno(w->err, errno, "cannot stat '%s'", path);
+	switch (sb.st_mode & S_IFMT) {
+	case S_IFREG:
+		type = 'f';
+		if (file_hash(w, parent, name, path, extra) < 0)
+			return -1;
+		extra_len = 64;
+		break;
+	case S_IFLNK: {
+		ssize_t n = readlinkat(parent, name, extra, sizeof(extra));
+
+		if (n < 0 || (size_t)n >= sizeof(extra))
+			return sd_error_errno(w->err, n < 0 ? errno : ENAMETOOLONG, "cannot read link '%s'", path);
+		type = 'l';
+		extra_len = (size_t)n;
+		break;
+	}
+	case S_IFDIR:
+		type = 'd';
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		type = S_ISCHR(sb.st_mode) ? 'c' : 'b';
+		extra_len = (size_t)snprintf(extra, sizeof(extra), "%u,%u", major(sb.st_rdev), minor(sb.st_rdev));
+		break;
+	case S_IFIFO:
+		type = 'p';
+		break;
+	default:
+		type = 's';
+		break;
+	}
+	emit(w, type, sb.st_mode, path, extra, extra_len);
+	if (type != 'd')
+		return 0;
+
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return sd_error_errno(w->err, errno, "cannot open '%s'", path);
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **grown = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*names));
+
+			if (!grown) {
+				ret = sd_error_errno(w->err, ENOMEM, "listing '%s'", path);
+				break;
+			}
+			names = grown;
+		}
+		if (!(names[n] = strdup(e->d_name))) {
+			ret = sd_error_errno(w->err, ENOMEM, "listing '%s'", path);
+			break;
+		}
+		n++;
+	}
+	if (ret == 0 && n > 1)
+		qsort(names, n, sizeof(*names), by_name);
+	int dfd = dirfd(d);
+
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		cleanup_free char *child = xasprintf("%s%s%s", path, strcmp(path, "/") == 0 ? "" : "/", names[i]);
+
+		ret = child ? walk(w, dfd, names[i], child, depth + 1) : sd_error_errno(w->err, ENOMEM, "walk");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return ret;
+}
+
+/* Digest the entries PATHS[i] (absolute host paths, in sorted order), each
+ * under the name IN_IMAGE[i]. */
+int image_digest_entries(const char *const *paths, const char *const *in_image, size_t n,
+			 char digest[IMAGE_DIGEST_SIZE], uint64_t *files, uint64_t *bytes, struct sd_error *err)
+{
+	struct walker w = { .list = EVP_MD_CTX_new(), .file = EVP_MD_CTX_new(), .err = err };
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	int ret = 0;
+
+	if (!w.list || !w.file || !EVP_DigestInit_ex(w.list, EVP_sha256(), NULL))
+		ret = sd_error_set(err, EIO, "sha256 unavailable (OpenSSL)");
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		ret = walk(&w, AT_FDCWD, paths[i], in_image[i], 0);
+	if (ret == 0) {
+		EVP_DigestFinal_ex(w.list, md, &mdlen);
+		memcpy(digest, "sha256:", 7);
+		hex(md, mdlen, digest + 7);
+		if (files)
+			*files = w.files;
+		if (bytes)
+			*bytes = w.bytes;
+	}
+	EVP_MD_CTX_free(w.list);
+	EVP_MD_CTX_free(w.file);
+	return ret;
+}
+
+int image_digest_tree(const char *root, char digest[IMAGE_DIGEST_SIZE], uint64_t *files, uint64_t *bytes,
+		      struct sd_error *err)
+{
+	const char *paths[] = { root }, *names[] = { "/" };
+
+	return image_digest_entries(paths, names, 1, digest, files, bytes, err);
+}

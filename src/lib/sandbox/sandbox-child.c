@@ -1,0 +1,600 @@
+/* sandbox-child.c - the native backend's in-sandbox half: init (pid 1) and the program's setup
+ *
+ * Runs in the child of clone(CLONE_NEWUSER | CLONE_NEWPID | ...), which is pid 1
+ * of the new pid namespace. Nothing here returns: errors go to the message pipe
+ * and the process _exits (isolate's die()). Order matters:
+ *   wait for the uid map and cgroup -> become uid 1000 (caps kept, in the new
+ *   user namespace only) -> parent-death signal -> cgroup namespace -> hostname
+ *   -> build the root (read-only binds, /proc, /dev, tmpfs /work and /tmp, the
+ *   injected files) -> pivot_root -> loopback up -> fork the program.
+ * The program's process then drops every capability, sets no_new_privs, enters
+ * the Landlock domain, loads the seccomp filter and executes. Pid 1 stays
+ * behind, reaps, reports the program's wait status and exits as soon as the
+ * program ends, which makes the kernel kill everything else in the namespace.
+ */
+#define _GNU_SOURCE
+#include "sandbox/sandbox-child.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/mount.h>
+#include <math.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/landlock.h"
+#include "sandbox/sandbox-internal.h"
+#include "sandbox/sysfilter.h"
+#include "base/util.h"
+
+#define BASE "/tmp"			/* private tmpfs in the new mount namespace */
+#define ROOT BASE "/root"		/* the future / */
+#define SCRATCH BASE "/scratch"		/* the size-bounded tmpfs behind /work and /tmp */
+
+extern char **environ;
+
+static struct child_args *args;
+
+static void msg(char type, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	line[0] = type;
+	va_start(ap, fmt);
+	n = vsnprintf(line + 1, sizeof(line) - 2, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = n + 1 > (int)sizeof(line) - 2 ? (int)sizeof(line) - 2 : n + 1;
+	for (int i = 1; i < n; i++)
+		if (line[i] == '\n')
+			line[i] = ' ';
+	line[n++] = '\n';
+	write_all(args->msg_fd, line, (size_t)n);
+}
+
+/* Report a setup failure with errno's text and end the process. */
+__attribute__((format(printf, 1, 2)))
+static _Noreturn void die(const char *fmt, ...)
+{
+	char text[1536];
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg(CHILD_MSG_ERROR, "%s: %s", text, strerror(e));
+	_exit(127);
+}
+
+static _Noreturn void die_err(const struct sd_error *err)
+{
+	msg(CHILD_MSG_ERROR, "%s", err->msg);
+	_exit(127);
+}
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x1
+#define MOUNT_ATTR_NOSUID 0x2
+#define MOUNT_ATTR_NODEV 0x4
+#define MOUNT_ATTR_NOEXEC 0x8
+struct mount_attr { __u64 attr_set, attr_clr, propagation, userns_fd; };
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+/* Add mount flags (never remove the host's): recursively when asked. */
+static void set_attr(const char *path, unsigned long long attrs, bool recursive)
+{
+	struct mount_attr ma = { .attr_set = attrs };
+
+	if (syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &ma, sizeof(ma)) < 0)
+		die("cannot restrict mount '%s'", path);
+}
+
+static void bind_mount(const char *src, const char *dst, unsigned long long attrs)
+{
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		die("cannot bind '%s' to '%s'", src, dst);
+	set_attr(dst, attrs, true);
+}
+
+/* Mirror one entry of an image (symlink, directory or file) read-only. */
+static void mirror(const char *src, const char *dst)
+{
+	struct stat sb;
+
+	if (lstat(src, &sb) < 0)
+		return;
+	if (S_ISLNK(sb.st_mode)) {
+		char target[4096];
+		ssize_t n = readlink(src, target, sizeof(target) - 1);
+
+		if (n < 0)
+			die("cannot read link '%s'", src);
+		target[n] = '\0';
+		if (symlink(target, dst) < 0)
+			die("cannot create link '%s'", dst);
+		return;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		if (mkdir(dst, 0755) < 0)
+			die("cannot create '%s'", dst);
+	} else if (S_ISREG(sb.st_mode)) {
+		int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+
+		if (fd < 0)
+			die("cannot create '%s'", dst);
+		close(fd);
+	} else {
+		return;
+	}
+	bind_mount(src, dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		die("cannot write '%s'", path);
+	close(fd);
+}
+
+static void host_etc(void)
+{
+	static const char *const keep[] = {
+		"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+		"nsswitch.conf", "os-release", "mime.types",
+	};
+	char src[4096], dst[4096];
+	glob_t g;
+
+	if (mkdir(ROOT "/etc", 0755) < 0)
+		die("cannot create '/etc'");
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		snprintf(src, sizeof(src), "/etc/%s", keep[i]);
+		snprintf(dst, sizeof(dst), ROOT "/etc/%s", keep[i]);
+		mirror(src, dst);
+	}
+	if (glob("/etc/python3*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			snprintf(dst, sizeof(dst), ROOT "%s", g.gl_pathv[i]);
+			mirror(g.gl_pathv[i], dst);
+		}
+		globfree(&g);
+	}
+	write_text(ROOT "/etc/passwd",
+		   "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		   "sandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
+		   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+	write_text(ROOT "/etc/group", "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n");
+	write_text(ROOT "/etc/hostname", "sandbox\n");
+	write_text(ROOT "/etc/hosts", "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n");
+}
+
+static void image_root(void)
+{
+	static const char *const host_top[] = { "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+	char src[4096], dst[4096];
+
+	if (args->image_fd < 0) {
+		for (size_t i = 0; i < sizeof(host_top) / sizeof(host_top[0]); i++) {
+			snprintf(src, sizeof(src), "/%s", host_top[i]);
+			snprintf(dst, sizeof(dst), ROOT "/%s", host_top[i]);
+			mirror(src, dst);
+		}
+		host_etc();
+		return;
+	}
+	/* --image DIR: every top-level entry but the ones the sandbox provides. */
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", args->image_fd);
+	DIR *d = opendir(src);
+	struct dirent *e;
+
+	if (!d)
+		die("cannot read image '%s'", args->cfg->image);
+	while ((e = readdir(d))) {
+		static const char *const skip[] = { ".", "..", "proc", "dev", "work", "tmp", "sys", "run" };
+		bool skipped = false;
+
+		for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+			skipped |= strcmp(e->d_name, skip[i]) == 0;
+		if (skipped)
+			continue;
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", args->image_fd, e->d_name);
+		snprintf(dst, sizeof(dst), ROOT "/%s", e->d_name);
+		mirror(src, dst);
+	}
+	closedir(d);
+}
+
+static void make_dev(void)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
+	static const char *const links[][2] = {
+		{ "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
+		{ "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" }, { "/tmp", "shm" },
+	};
+	char src[64], dst[64];
+
+	if (mkdir(ROOT "/dev", 0755) < 0 ||
+	    mount("tmpfs", ROOT "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64") < 0)
+		die("cannot mount /dev");
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		int fd;
+
+		snprintf(src, sizeof(src), "/dev/%s", nodes[i]);
+		snprintf(dst, sizeof(dst), ROOT "/dev/%s", nodes[i]);
+		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0)
+			die("cannot create '%s'", dst);
+		close(fd);
+		bind_mount(src, dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(dst, sizeof(dst), ROOT "/dev/%s", links[i][1]);
+		if (symlink(links[i][0], dst) < 0)
+			die("cannot create '%s'", dst);
+	}
+	set_attr(ROOT "/dev", MOUNT_ATTR_RDONLY, false);
+}
+
+static void make_proc(void)
+{
+	if (mkdir(ROOT "/proc", 0555) < 0 ||
+	    mount("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		die("cannot mount /proc");
+	/* Belt and braces over the uid mapping: kernel tunables read-only. */
+	bind_mount(ROOT "/proc/sys", ROOT "/proc/sys", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (access(ROOT "/proc/sysrq-trigger", F_OK) == 0)
+		bind_mount(ROOT "/proc/sysrq-trigger", ROOT "/proc/sysrq-trigger",
+			   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+}
+
+static void mkdirs(char *path)
+{
+	for (char *p = strchr(path + strlen(ROOT "/work/"), '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			die("cannot create '%s'", path + strlen(ROOT));
+		*p = '/';
+	}
+}
+
+/* Copy the files the parent opened into /work, each behind a read-only bind. */
+static void inject(void)
+{
+	const struct sandbox_config *cfg = args->cfg;
+	unsigned long long bytes = 0;
+
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		const char *rel = cfg->files[i].dest;
+		char path[4096];
+		struct stat sb;
+		int out;
+
+		if (strncmp(rel, "/work/", 6) == 0)
+			rel += 6;
+		snprintf(path, sizeof(path), ROOT "/work/%s", rel);
+		mkdirs(path);
+		if (fstat(args->file_fds[i], &sb) < 0)
+			die("cannot stat '%s'", cfg->files[i].src);
+		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
+		if (out < 0)
+			die("cannot create '/work/%s' (given twice, or its parent is a file?)", rel);
+		for (;;) {
+			char buf[65536];
+			ssize_t n = read(args->file_fds[i], buf, sizeof(buf));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				die("cannot read '%s'", cfg->files[i].src);
+			if (n == 0)
+				break;
+			if (write_all(out, buf, (size_t)n) < 0)
+				die("cannot copy '%s' into '/work/%s' (does it fit in --tmpfs?)", cfg->files[i].src, rel);
+			bytes += (unsigned long long)n;
+		}
+		close(out);
+		close(args->file_fds[i]);
+		bind_mount(path, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	}
+	msg(CHILD_MSG_EVENT, "inject\t%zu file(s), %llu bytes, read-only under /work", cfg->n_files, bytes);
+}
+
+static void build_root(void)
+{
+	char opts[128];
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die("cannot make mounts private");
+
+	if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k") < 0 ||
+	    mkdir(ROOT, 0755) < 0 || mkdir(SCRATCH, 0755) < 0 ||
+	    mount("tmpfs", ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+		die("cannot mount the sandbox root");
+	snprintf(opts, sizeof(opts), "mode=0755,size=%llu", (unsigned long long)args->cfg->tmpfs);
+	if (mount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
+	    mkdir(SCRATCH "/work", 0755) < 0 || mkdir(SCRATCH "/tmp", 01777) < 0 ||
+	    chmod(SCRATCH "/tmp", 01777) < 0)
+		die("cannot mount the /work and /tmp tmpfs");
+	image_root();
+	make_proc();
+	make_dev();
+	if (mkdir(ROOT "/work", 0755) < 0 || mkdir(ROOT "/tmp", 01777) < 0)
+		die("cannot create /work and /tmp");
+	bind_mount(SCRATCH "/work", ROOT "/work", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	bind_mount(SCRATCH "/tmp", ROOT "/tmp", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	inject();
+	set_attr(ROOT, MOUNT_ATTR_RDONLY, false);
+	if (chdir(ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
+	    chdir("/") < 0)
+		die("cannot pivot into the sandbox root");
+	msg(CHILD_MSG_EVENT, "inject\troot '%s' read-only; /proc, /dev; /work and /tmp share a %llu-byte tmpfs",
+	    args->cfg->image, (unsigned long long)args->cfg->tmpfs);
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		die("cannot find the loopback interface");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		die("cannot bring the loopback interface up");
+	close(s);
+}
+
+static void set_caps(bool keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (keep) {
+		if (syscall(SYS_capget, &h, d) < 0)
+			die("capget");
+		d[0].effective = d[0].permitted;
+		d[1].effective = d[1].permitted;
+	}
+	if (syscall(SYS_capset, &h, d) < 0)
+		die("capset");
+}
+
+static void become_sandbox_user(void)
+{
+	gid_t gid = SANDBOX_GID;
+	uid_t uid = SANDBOX_UID;
+
+	if (setresgid(gid, gid, gid) < 0)
+		die("setresgid");
+	if (args->as_root && setgroups(0, NULL) < 0)
+		die("setgroups");
+	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || setresuid(uid, uid, uid) < 0)
+		die("setresuid");
+	set_caps(true);		/* still all capabilities, in the new user namespace only */
+}
+
+static void set_rlimit(int res, rlim_t soft, rlim_t hard, const char *name)
+{
+	struct rlimit rl = { soft, hard };
+
+	if (setrlimit(res, &rl) < 0)
+		die("cannot set %s", name);
+}
+
+static void drop_privileges(void)
+{
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap) < 0 && errno != EINVAL)
+			die("cannot drop capability %d from the bounding set", cap);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		die("cannot clear ambient capabilities");
+	set_caps(false);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("cannot set no_new_privs");
+}
+
+char *const child_base_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
+};
+
+static char **build_env(void)
+{
+	const struct sandbox_config *cfg = args->cfg;
+	size_t nbase = 0, n = 0;
+	char **env;
+
+	while (child_base_env[nbase])
+		nbase++;
+	env = calloc(nbase + cfg->n_env + 1, sizeof(char *));
+
+	if (!env)
+		die("out of memory");
+	for (size_t i = 0; i < nbase; i++)
+		env[n++] = child_base_env[i];
+	/* --env overrides a base variable of the same name. */
+	for (size_t i = 0; i < cfg->n_env; i++) {
+		size_t klen = strcspn(cfg->env[i], "=") + 1;
+		size_t j;
+
+		for (j = 0; j < n; j++)
+			if (strncmp(env[j], cfg->env[i], klen) == 0)
+				break;
+		env[j] = cfg->env[i];
+		if (j == n)
+			n++;
+	}
+	return env;
+}
+
+/* Constrain the program's process, then execute it (or, warm, return). */
+static void run_program(void)
+{
+	const struct sandbox_config *cfg = args->cfg;
+	const char *const writable[] = { "/work", "/tmp", NULL };
+	const char *const devices[] = { "/dev", NULL };
+	struct sd_error err = { 0 };
+	double cpu_soft = ceil(cfg->cpu_time);
+	sigset_t all;
+	int abi, nsys = 0;
+
+	/* Default signal handling, nothing blocked: the program starts clean.
+	 * A warm interpreter keeps what python3 set at its start (SIGPIPE and
+	 * SIGXFSZ ignored, SIGINT its handler), as it would after an exec. */
+	if (!args->warm)
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int i = 0; i < 3; i++)
+		if (dup2(args->stdio[i], i) < 0)
+			die("dup2");
+	if (args->msg_fd != 3 && dup3(args->msg_fd, 3, O_CLOEXEC) < 0)
+		die("dup3");
+	args->msg_fd = 3;
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+		die("fcntl");
+	close_range(4, ~0U, 0);
+	if (chdir("/work") < 0)
+		die("chdir /work");
+	set_rlimit(RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
+	set_rlimit(RLIMIT_NOFILE, (rlim_t)cfg->fds, (rlim_t)cfg->fds, "RLIMIT_NOFILE");
+	set_rlimit(RLIMIT_FSIZE, (rlim_t)cfg->file_size, (rlim_t)cfg->file_size, "RLIMIT_FSIZE");
+	/* With cgroup accounting the supervisor stops the whole sandbox at the
+	 * limit; RLIMIT_CPU is then a per-process backstop one second later. */
+	if (!args->rlimit_cpu_only)
+		cpu_soft += 1;
+	set_rlimit(RLIMIT_CPU, (rlim_t)cpu_soft, (rlim_t)cpu_soft + 1, "RLIMIT_CPU");
+	if (args->rlimit_memory)
+		/* DATA, not AS: it counts what is written (heap, private mappings)
+		 * but not address space merely reserved, which V8 (node) needs. */
+		set_rlimit(RLIMIT_DATA, (rlim_t)cfg->memory, (rlim_t)cfg->memory, "RLIMIT_DATA");
+	if (args->rlimit_pids)
+		set_rlimit(RLIMIT_NPROC, (rlim_t)cfg->pids, (rlim_t)cfg->pids, "RLIMIT_NPROC");
+	drop_privileges();
+	abi = landlock_restrict(writable, devices, &err);
+	if (abi < 0)
+		die_err(&err);
+	nsys = sysfilter_allowed(args->filter);
+	if (sysfilter_install(args->filter, &err) < 0)
+		die_err(&err);
+	msg(CHILD_MSG_EVENT, "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
+	    "seccomp allowlist of %d calls, Landlock %s, rlimits", nsys,
+	    abi ? "writes only in /work and /tmp" : "unavailable (kernel)");
+	msg(CHILD_MSG_INFO, "%d %d", abi, nsys);
+	msg(CHILD_MSG_EXEC, "%s", cfg->argv[0]);
+	environ = build_env();
+	if (args->warm) {
+		close(3);	/* EOF: the supervisor's sign that the program started */
+		return;
+	}
+	execvp(cfg->argv[0], cfg->argv);
+	die("cannot execute '%s'", cfg->argv[0]);
+}
+
+/* pid 1: reap everything, report the program's wait status, then exit, which
+ * kills whatever else still runs in the namespace. */
+static _Noreturn void init_loop(pid_t program)
+{
+	int status_fd = args->status_fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (int i = 0; i < 3; i++)
+		close(args->stdio[i]);
+	close(args->msg_fd);
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+
+		if (pid == program) {
+			write_all(status_fd, &st, sizeof(st));
+			_exit(0);
+		}
+		if (pid < 0 && errno != EINTR)
+			_exit(1);
+	}
+}
+
+void child_main(struct child_args *a)
+{
+	struct pollfd pfd;
+	int image_errno;
+	char c;
+	pid_t pid;
+
+	args = a;
+	/* Only the supervisor may hold its ends: else the program never sees EOF. */
+	for (int i = 0; i < 8; i++)
+		if (a->parent_fds[i] >= 0)
+			close(a->parent_fds[i]);
+	/* Join the cgroup first, before anything is charged elsewhere. */
+	for (int i = 0; i < a->n_cgroup_fds; i++) {
+		if (write(a->cgroup_fds[i], "0", 1) != 1)
+			die("cannot join the sandbox cgroup");
+		close(a->cgroup_fds[i]);
+	}
+	/* The image is opened here: in our own mount namespace (a bind needs a
+	 * source mount of the caller's namespace), with the caller's credentials
+	 * (before the uid change), and before BASE may hide it. */
+	if (strcmp(a->cfg->image, "host") != 0)
+		a->image_fd = open(a->cfg->image, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	image_errno = errno;
+	if (read(a->sync_fd, &c, 1) != 1)
+		_exit(1);	/* the parent gave up */
+	if (strcmp(a->cfg->image, "host") != 0 && a->image_fd < 0) {
+		errno = image_errno;
+		die("cannot open --image '%s'", a->cfg->image);
+	}
+	become_sandbox_user();
+	/* setresuid cleared it; and the parent may have died meanwhile. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		die("cannot set the parent-death signal");
+	pfd = (struct pollfd){ .fd = a->sync_fd, .events = POLLIN };
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+		_exit(1);
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		die("cannot create the cgroup namespace");
+	if (sethostname("sandbox", 7) < 0)
+		die("cannot set the hostname");
+	msg(CHILD_MSG_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
+	build_root();
+	loopback_up();
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		die("cannot make init non-dumpable");
+	pid = fork();
+	if (pid < 0)
+		die("cannot fork the program");
+	if (pid == 0) {
+		run_program();
+		return;
+	}
+	init_loop(pid);
+}

@@ -1,0 +1,45 @@
+/* sandbox-child.h - the native backend's in-sandbox half: init (pid 1) and the program's setup */
+#ifndef SANDEVAL_SANDBOX_CHILD_H
+#define SANDEVAL_SANDBOX_CHILD_H
+
+#include <stdbool.h>
+
+#include "sandbox/cgroup.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sysfilter.h"
+
+/* Messages on the child's message pipe, one line each: a type byte, then text. */
+#define CHILD_MSG_EVENT 'I'	/* "phase\tdetail" */
+#define CHILD_MSG_INFO 'L'	/* "landlock_abi seccomp_syscalls" */
+#define CHILD_MSG_EXEC 'X'	/* the program is about to be executed */
+#define CHILD_MSG_ERROR 'E'	/* setup failed: message */
+
+struct child_args {
+	const struct sandbox_config *cfg;
+	bool as_root;		/* may call setgroups(0, NULL) */
+	bool rlimit_memory;	/* no memory cgroup: RLIMIT_AS */
+	bool rlimit_pids;	/* no pids cgroup: RLIMIT_NPROC */
+	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit */
+	int sync_fd;		/* read: one byte once maps and cgroups are set */
+	int msg_fd;		/* write: CHILD_MSG_* lines */
+	int status_fd;		/* write: the program's wait status (int) */
+	int stdio[3];		/* the program's stdin, stdout, stderr */
+	int *file_fds;		/* one per cfg->files, read-only */
+	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
+	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */
+	int cgroup_fds[CG_NCTL];	/* cgroup.procs files to write "0" to */
+	int n_cgroup_fds;
+	const struct sysfilter *filter;	/* built by the supervisor */
+	bool warm;		/* in a zygote: the program returns instead of executing */
+};
+
+/* The environment every program starts with (NULL-terminated), before
+ * cfg->env: the zygote (zygote.c) starts python3 with it, so that a warm
+ * program's os.environ is what a cold one's would be. */
+extern char *const child_base_env[];
+
+/* Runs as pid 1 of the new namespaces. Returns only with A->warm, in the
+ * program process, fully constrained, where a cold start would execute. */
+void child_main(struct child_args *a);
+
+#endif

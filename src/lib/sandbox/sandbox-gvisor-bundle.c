@@ -1,0 +1,377 @@
+/* sandbox-gvisor-bundle.c - the gvisor backend's OCI bundle: config.json, the root directory, the init and its FIFOs
+ *
+ * One per run, in <state dir>/<id>.gvisor (see sandbox-gvisor.c for the
+ * whole picture). The root is always a directory of the run's own: runsc's
+ * gofer creates missing mount points in the root directory on the host, so
+ * an image's directory is never the root itself; its top-level entries are
+ * bound read-only into the run's root instead.
+ */
+#define _GNU_SOURCE
+#include "sandbox/sandbox-gvisor-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* The init, built static from src/gvinit/gvinit.c (sandbox-gvisor-init.c). */
+extern const unsigned char gvinit_start[], gvinit_end[];
+
+static const char *const init_caps[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_SYS_ADMIN",
+};
+
+static int mkdir_in(const char *dir, const char *name, mode_t mode, struct sd_error *err)
+{
+	cleanup_free char *p = xasprintf("%s/%s", dir, name);
+
+	if (!p || mkdir(p, mode) < 0)
+		return sd_error_errno(err, p ? errno : ENOMEM, "cannot create '%s/%s'", dir, name);
+	return 0;
+}
+
+static int write_new(const char *path, const void *data, size_t len, mode_t mode, struct sd_error *err)
+{
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0 || write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0)
+		return sd_error_errno(err, errno, "cannot write '%s'", path);
+	return 0;
+}
+
+/* Copy from an open descriptor into a new file of DIR. */
+static int copy_fd(int in, const char *path, mode_t mode, struct sd_error *err)
+{
+	cleanup_close int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	char buf[65536];
+
+	if (out < 0)
+		return sd_error_errno(err, errno, "cannot create '%s'", path);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sd_error_errno(err, errno, "cannot read a --file source");
+		if (n == 0)
+			break;
+		if (write_all(out, buf, (size_t)n) < 0)
+			return sd_error_errno(err, errno, "cannot write '%s'", path);
+	}
+	if (fchmod(out, mode) < 0)
+		return sd_error_errno(err, errno, "cannot chmod '%s'", path);
+	return 0;
+}
+
+static json_t *mount_json(const char *dst, const char *type, const char *src, const char *opts)
+{
+	json_t *m = json_pack("{s:s, s:s, s:s}", "destination", dst, "type", type, "source", src);
+	json_t *o = json_array();
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", opts ? opts : "");
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		json_array_append_new(o, json_string(t));
+	json_object_set_new(m, "options", o);
+	return m;
+}
+
+/* Mirror the host entry SRC into the bundle's root as PATH: a symlink as a
+ * symlink, a small regular file as a copy, a directory as a read-only bind.
+ * (gVisor's gofer creates missing mount points in the root directory on the
+ * host: the root is always this per-run directory, never an image's.) */
+static int mirror_entry(const char *root, const char *src, const char *path, json_t *mounts, struct sd_error *err)
+{
+	cleanup_free char *dst = xasprintf("%s%s", root, path);
+	struct stat sb;
+
+	if (!dst)
+		return sd_error_errno(err, ENOMEM, "bundle");
+	if (lstat(src, &sb) < 0)
+		return 0;
+	if (S_ISLNK(sb.st_mode)) {
+		char target[4096];
+		ssize_t n = readlink(src, target, sizeof(target) - 1);
+
+		if (n < 0)
+			return sd_error_errno(err, errno, "cannot read link '%s'", src);
+		target[n] = '\0';
+		if (symlink(target, dst) < 0)
+			return sd_error_errno(err, errno, "cannot create link '%s'", dst);
+	} else if (S_ISDIR(sb.st_mode)) {
+		if (mkdir(dst, 0755) < 0)
+			return sd_error_errno(err, errno, "cannot create '%s'", dst);
+		json_array_append_new(mounts, mount_json(path, "bind", src, "rbind,ro,nosuid,nodev"));
+	} else if (S_ISREG(sb.st_mode)) {
+		cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return 0;	/* not readable by the caller: not in the sandbox either */
+		return copy_fd(fd, dst, 0444, err);
+	}
+	return 0;
+}
+
+static int mirror_host(const char *root, const char *path, json_t *mounts, struct sd_error *err)
+{
+	return mirror_entry(root, path, path, mounts, err);
+}
+
+/* An image directory: every top-level entry but what the sandbox provides. */
+static int image_root(const char *root, const char *image, json_t *mounts, struct sd_error *err)
+{
+	static const char *const skip[] = { ".", "..", "proc", "dev", "work", "tmp", "sys", "run", ".sandeval",
+					    ".sandeval-scratch" };
+	DIR *d = opendir(image);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return sd_error_errno(err, errno, "cannot read image '%s'", image);
+	while (ret == 0 && (e = readdir(d))) {
+		cleanup_free char *src = NULL, *path = NULL;
+		bool skipped = false;
+
+		for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+			skipped |= strcmp(e->d_name, skip[i]) == 0;
+		if (skipped)
+			continue;
+		src = xasprintf("%s/%s", image, e->d_name);
+		path = xasprintf("/%s", e->d_name);
+		ret = src && path ? mirror_entry(root, src, path, mounts, err) : sd_error_errno(err, ENOMEM, "bundle");
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The host image: /usr and friends bound read-only, a few /etc files, generated accounts. */
+static int host_root(const char *root, json_t *mounts, struct sd_error *err)
+{
+	static const char *const top[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+	static const char *const etc[] = {
+		"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+		"/etc/nsswitch.conf", "/etc/os-release", "/etc/mime.types",
+	};
+	static const struct { const char *name, *text; } gen[] = {
+		{ "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
+			    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n" },
+		{ "group", "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n" },
+		{ "hostname", "sandbox\n" },
+		{ "hosts", "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n" },
+	};
+	glob_t g;
+
+	if (mkdir_in(root, "etc", 0755, err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		if (mirror_host(root, top[i], mounts, err) < 0)
+			return -1;
+	for (size_t i = 0; i < sizeof(etc) / sizeof(etc[0]); i++)
+		if (mirror_host(root, etc[i], mounts, err) < 0)
+			return -1;
+	if (glob("/etc/python3*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (mirror_host(root, g.gl_pathv[i], mounts, err) < 0) {
+				globfree(&g);
+				return -1;
+			}
+		globfree(&g);
+	}
+	for (size_t i = 0; i < sizeof(gen) / sizeof(gen[0]); i++) {
+		cleanup_free char *p = xasprintf("%s/etc/%s", root, gen[i].name);
+
+		if (!p || write_new(p, gen[i].text, strlen(gen[i].text), 0444, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static json_t *rlimit_json(const char *type, uint64_t soft, uint64_t hard)
+{
+	return json_pack("{s:s, s:I, s:I}", "type", type, "soft", (json_int_t)soft, "hard", (json_int_t)hard);
+}
+
+static json_t *string_array(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* config.json: init as root of the sandbox with the few capabilities it needs. */
+static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char *root_path,
+			json_t *mounts, char **file_args, size_t n_file_args, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct gvisor *gv = ctx->backend_data;
+	static const char *const base_env[] = {
+		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp",
+	};
+	json_t *args = json_array(), *env = json_array(), *rl = json_array(), *caps, *c;
+	uint64_t cpu_soft = (uint64_t)ceil(cfg->cpu_time) + (gv->cg_cpu ? 1 : 0);
+	char opts[128];
+	cleanup_free char *path = xasprintf("%s/config.json", bundle);
+	cleanup_free char *ctl = xasprintf("%s/ctl", gv->dir);
+	int r;
+
+	json_array_append_new(args, json_string("/.sandeval/init"));
+	/* gVisor counts the program's own task under uid 0 (it was forked before
+	 * setuid): N - 1 more tasks of uid 1000 make N */
+	snprintf(opts, sizeof(opts), "%ld", cfg->pids - 1);
+	json_array_append_new(args, json_string("-p"));
+	json_array_append_new(args, json_string(opts));
+	for (size_t i = 0; i < n_file_args; i++)
+		json_array_append_new(args, json_string(file_args[i]));
+	json_array_append_new(args, json_string("--"));
+	for (char *const *a = cfg->argv; *a; a++)
+		json_array_append_new(args, json_string(*a));
+	/* --env overrides a base variable of the same name */
+	for (size_t i = 0; i < sizeof(base_env) / sizeof(base_env[0]); i++) {
+		size_t klen = strcspn(base_env[i], "=") + 1;
+		bool overridden = false;
+
+		for (size_t j = 0; j < cfg->n_env; j++)
+			overridden |= strncmp(cfg->env[j], base_env[i], klen) == 0;
+		if (!overridden)
+			json_array_append_new(env, json_string(base_env[i]));
+	}
+	for (size_t j = 0; j < cfg->n_env; j++) {
+		size_t klen = strcspn(cfg->env[j], "=") + 1;
+		bool later = false;
+
+		for (size_t k = j + 1; k < cfg->n_env; k++)
+			later |= strncmp(cfg->env[k], cfg->env[j], klen) == 0;
+		if (!later)
+			json_array_append_new(env, json_string(cfg->env[j]));
+	}
+	json_array_append_new(rl, rlimit_json("RLIMIT_CORE", 0, 0));
+	json_array_append_new(rl, rlimit_json("RLIMIT_NOFILE", (uint64_t)cfg->fds, (uint64_t)cfg->fds));
+	json_array_append_new(rl, rlimit_json("RLIMIT_FSIZE", cfg->file_size, cfg->file_size));
+	json_array_append_new(rl, rlimit_json("RLIMIT_CPU", cpu_soft, cpu_soft + 1));
+	if (!gv->cg_memory)
+		json_array_append_new(rl, rlimit_json("RLIMIT_AS", cfg->memory, cfg->memory));
+	caps = string_array(init_caps, sizeof(init_caps) / sizeof(init_caps[0]));
+	c = json_pack("{s:s, s:{s:i, s:i}, s:o, s:o, s:s, s:{s:O, s:O, s:O}, s:o, s:b}",
+		      "ociVersion", "1.0.0"
+		      , "process", "uid", 0, "gid", 0
+		      , "args", args, "env", env, "cwd", "/"
+		      , "capabilities", "bounding", caps, "effective", caps, "permitted", caps
+		      , "rlimits", rl, "noNewPrivileges", 0);
+	json_decref(caps);
+	if (!c || !path || !ctl) {
+		json_decref(c);
+		json_decref(mounts);
+		return sd_error_errno(err, ENOMEM, "config.json");
+	}
+	json_object_set_new(c, "process", json_pack("{s:{s:i, s:i}, s:o, s:o, s:s, s:o, s:o, s:b}",
+		"user", "uid", 0, "gid", 0, "args", json_incref(json_object_get(c, "args")),
+		"env", json_incref(json_object_get(c, "env")), "cwd", "/",
+		"capabilities", json_incref(json_object_get(c, "capabilities")),
+		"rlimits", json_incref(json_object_get(c, "rlimits")), "noNewPrivileges", 0));
+	json_object_del(c, "args");
+	json_object_del(c, "env");
+	json_object_del(c, "cwd");
+	json_object_del(c, "capabilities");
+	json_object_del(c, "rlimits");
+	json_object_del(c, "noNewPrivileges");
+	json_object_set_new(c, "root", json_pack("{s:s, s:b}", "path", root_path, "readonly", 1));
+	json_object_set_new(c, "hostname", json_string("sandbox"));
+	json_array_insert_new(mounts, 0, mount_json("/proc", "proc", "proc", "nosuid,nodev,noexec"));
+	json_array_insert_new(mounts, 1, mount_json("/dev", "tmpfs", "tmpfs", "nosuid,noexec,mode=755"));
+	json_array_insert_new(mounts, 2, mount_json("/sys", "tmpfs", "tmpfs", "ro,nosuid,nodev,noexec,size=4k"));
+	json_array_append_new(mounts, mount_json("/work", "tmpfs", "tmpfs", "nosuid,nodev,size=4k"));
+	json_array_append_new(mounts, mount_json("/tmp", "tmpfs", "tmpfs", "nosuid,nodev,size=4k"));
+	snprintf(opts, sizeof(opts), "nosuid,nodev,mode=755,size=%llu", (unsigned long long)cfg->tmpfs);
+	json_array_append_new(mounts, mount_json("/.sandeval-scratch", "tmpfs", "tmpfs", opts));
+	json_array_append_new(mounts, mount_json("/.sandeval", "bind", ctl, "rbind,rw,nosuid,nodev"));
+	json_object_set_new(c, "mounts", mounts);
+	json_object_set_new(c, "linux", json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}]}", "namespaces",
+		"type", "pid", "type", "network", "type", "ipc", "type", "uts", "type", "mount"));
+	r = json_dump_file(c, path, JSON_COMPACT);
+	json_decref(c);
+	if (r < 0)
+		return sd_error_errno(err, errno ? errno : EIO, "cannot write '%s'", path);
+	return 0;
+}
+
+/* Open a --file source (or memory contents) with the caller's rights and copy it to DIR/ctl/files/N. */
+static int stage_file(const struct sandbox_file *f, const char *dst, struct sd_error *err)
+{
+	cleanup_close int fd = -1;
+	struct stat sb;
+
+	if (f->data)
+		return write_new(dst, f->data, f->len, f->executable ? 0555 : 0444, err);
+	fd = open(f->src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return sd_error_errno(err, errno, "cannot open --file source '%s'", f->src);
+	return copy_fd(fd, dst, (sb.st_mode & 0111) ? 0555 : 0444, err);
+}
+
+int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct gvisor *gv = ctx->backend_data;
+	cleanup_free char *bundle = xasprintf("%s/bundle", gv->dir);
+	cleanup_free char *root = xasprintf("%s/bundle/rootfs", gv->dir);
+	cleanup_free char *init = xasprintf("%s/ctl/init", gv->dir);
+	cleanup_free char **fargs = calloc(2 * cfg->n_files + 1, sizeof(char *));
+	json_t *mounts = json_array();
+	int ret = -1;
+
+	if (!bundle || !root || !init || !fargs || !mounts) {
+		json_decref(mounts);
+		return sd_error_errno(err, ENOMEM, "bundle");
+	}
+	if (mkdir_in(gv->dir, "state", 0700, err) < 0 || mkdir_in(gv->dir, "bundle", 0700, err) < 0 ||
+	    mkdir_in(gv->dir, "ctl", 0700, err) < 0 || mkdir_in(gv->dir, "ctl/files", 0700, err) < 0)
+		goto out;
+	if (write_new(init, gvinit_start, (size_t)(gvinit_end - gvinit_start), 0555, err) < 0)
+		goto out;
+	for (const char *const *f = (const char *const[]){ "ctl", "in", "out", "err", NULL }; *f; f++) {
+		cleanup_free char *p = xasprintf("%s/ctl/%s", gv->dir, *f);
+
+		if (!p || mkfifo(p, 0600) < 0) {
+			sd_error_errno(err, p ? errno : ENOMEM, "cannot create the FIFO '%s'", p ? p : *f);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		cleanup_free char *dst = xasprintf("%s/ctl/files/%zu", gv->dir, i);
+
+		if (!dst || stage_file(&cfg->files[i], dst, err) < 0)
+			goto out;
+		fargs[2 * i] = "-f";
+		fargs[2 * i + 1] = xasprintf("%zu:%s", i, cfg->files[i].dest);
+		if (!fargs[2 * i + 1]) {
+			sd_error_errno(err, ENOMEM, "bundle");
+			goto out;
+		}
+	}
+	if (mkdir(root, 0755) < 0) {
+		sd_error_errno(err, errno, "cannot create '%s'", root);
+		goto out;
+	}
+	if ((image_dir ? image_root(root, image_dir, mounts, err) : host_root(root, mounts, err)) < 0)
+		goto out;
+	ret = write_config(ctx, bundle, root, mounts, fargs, 2 * cfg->n_files, err);
+	mounts = NULL;
+out:
+	json_decref(mounts);
+	for (size_t i = 0; i < cfg->n_files; i++)
+		free(fargs[2 * i + 1]);
+	return ret;
+}
+

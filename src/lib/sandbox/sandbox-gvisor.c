@@ -1,0 +1,630 @@
+/* sandbox-gvisor.c - the gvisor backend: the same contract under runsc, a user-space kernel between the program and the host
+ *
+ * Theory of operation
+ *
+ * Processes. sandeval (the supervisor) stays on the host and forks one helper
+ * that joins the run's cgroups, gets a parent-death signal and executes
+ * `runsc --root DIR/state --network=none --platform=P --ignore-cgroups
+ * --host-fifo=open run --bundle DIR/bundle sandeval-ID`. runsc starts its
+ * gofer (file proxy) and the sandbox process (the Sentry, gVisor's kernel,
+ * with its ptrace stubs or KVM vCPUs), all children of the helper and so in
+ * the run's cgroups. Inside the sandbox, pid 1 is sandeval's own static init
+ * (src/gvinit/gvinit.c, embedded in sandeval and bound in at /.sandeval/init);
+ * it forks the program (pid 2), which drops to uid 1000, loses every
+ * capability, sets no_new_privs, loads the same seccomp filter as the native
+ * backend (enforced by gVisor) and executes.
+ *
+ * The bundle (config.json, the run's root directory, the init, the FIFOs,
+ * the staged files) is built by sandbox-gvisor-bundle.c.
+ *
+ * Pipes. Four host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
+ * opened by init (runsc --host-fifo=open), then hidden (init detaches that
+ * mount before the program starts): ctl (init -> supervisor: events, "X"
+ * once the program was executed, "E" for a setup failure, "S wstatus" when
+ * it ended: the program never holds it, so it cannot forge it), and in, out,
+ * err, the program's only descriptors. runsc's own stdio go to /dev/null and
+ * its log to DIR/runsc.log, never into the program's output.
+ *
+ * Who kills whom. The supervisor owns the clock, exactly as for native
+ * (sandbox-supervise.c): wall clock, output caps and the cgroup's CPU time,
+ * which includes the Sentry's work for the program. Killing means freezing
+ * and killing the cgroups (every runsc process at once), or without cgroups
+ * `runsc delete --force`. When init exits the container ends and runsc tears
+ * the sandbox down. Limits: memory is the run's memory cgroup around the
+ * whole sandbox (gVisor's own ~20 MiB included; the host OOM killer kills
+ * the Sentry and the cgroup's oom_kill count names memory_limit); pids is
+ * RLIMIT_NPROC, enforced by gVisor per sandbox (the host pids cgroup is only a
+ * backstop for runsc's own threads); fds, file size and core are rlimits
+ * enforced by gVisor; /work and /tmp share one gVisor tmpfs of --tmpfs
+ * bytes. Without cgroup CPU and memory control the backend refuses to run:
+ * gVisor does not enforce RLIMIT_CPU, and its ptrace stubs leave our process
+ * tree (the rootless path is kept for delegated cgroups).
+ *
+ * Residue. DIR (<state dir>/<id>.gvisor: bundle, runsc state, FIFOs, copies
+ * of the --file sources, runsc's log) is noted in the run's gc record with
+ * the runsc binary; destroy, or `sandeval gc` after a SIGKILL, kills the
+ * cgroups, runs `runsc delete --force` and removes DIR. runsc makes no
+ * cgroups of its own (--ignore-cgroups) and no mounts outside its sandbox.
+ */
+#define _GNU_SOURCE
+#include "sandbox/sandbox-gvisor-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/runrec.h"
+#include "sandbox/sandbox-supervise.h"
+#include "base/util.h"
+
+#define SETUP_TIMEOUT_MS 30000
+#define TEARDOWN_TIMEOUT_MS 5000
+/* Host tasks runsc itself needs (Sentry and gofer threads, ptrace stubs). */
+#define GVISOR_TASKS 256
+#define KVM_VERIFIED "gvisor-kvm-works"
+#define RECORD_TAG "runsc"		/* its lines in run records (runrec.h) */
+
+int gvisor_find_runsc(char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	char dirs[8192];
+	char *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s:/usr/bin:/usr/sbin:/usr/local/bin:/usr/local/sbin", path ? path : "");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (*d != '/')
+			continue;
+		if ((size_t)snprintf(buf, size, "%s/runsc", d) < size && access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* kvm is faster where it works, but a /dev/kvm that opens is no proof: under
+ * nested virtualization (these machines: a Firecracker VM) runsc's kvm
+ * platform hangs at start. So kvm is chosen only where its last trial here
+ * succeeded (KVM_VERIFIED, written by a run with --platform kvm); else ptrace,
+ * which works everywhere. */
+const char *gvisor_best_platform(const char *state_dir)
+{
+	char path[4200];
+
+	if (access("/dev/kvm", R_OK | W_OK) < 0 || !state_dir)
+		return "ptrace";
+	snprintf(path, sizeof(path), "%s/" KVM_VERIFIED, state_dir);
+	return access(path, F_OK) == 0 ? "kvm" : "ptrace";
+}
+
+int gvisor_check(const struct sandbox_config *cfg, struct sd_error *err)
+{
+	char runsc[4096];
+
+	if (gvisor_find_runsc(runsc, sizeof(runsc)) < 0)
+		return sd_error_set(err, ENOENT, "backend 'gvisor' needs runsc, which is not installed "
+				    "(Debian: apt-get install runsc)");
+	if (cfg->platform && strcmp(cfg->platform, "ptrace") != 0 && strcmp(cfg->platform, "kvm") != 0)
+		return sd_error_set(err, EINVAL, "unknown platform '%s' (gvisor has: ptrace, kvm; "
+				    "Debian's runsc has no systrap)", cfg->platform);
+	if (cfg->platform && strcmp(cfg->platform, "kvm") == 0 && access("/dev/kvm", R_OK | W_OK) < 0)
+		return sd_error_errno(err, errno, "platform kvm needs '/dev/kvm'");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ phases */
+
+static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	struct gvisor *gv = calloc(1, sizeof(*gv));
+	struct sd_error cgerr = { 0 };
+	struct sandbox_cg has;
+
+	if (!gv)
+		return sd_error_errno(err, ENOMEM, "provision");
+	gv->helper = -1;
+	gv->ctl_r = gv->out_r = gv->err_r = gv->in_w = gv->in_src = -1;
+	ctx->backend_data = gv;
+	ctx->as_root = geteuid() == 0;
+	/* runsc runs its sandbox process as nobody when started by root, else as the caller */
+	ctx->host_uid = ctx->as_root ? 65534 : geteuid();
+	ctx->host_gid = ctx->as_root ? 65534 : getegid();
+	res->host_uid = ctx->host_uid;
+	{
+		cleanup_free char *state_dir = xasprintf("%.*s", (int)(strrchr(ctx->lock_path, '/') - ctx->lock_path),
+							 ctx->lock_path);
+
+		res->platform = cfg->platform ? cfg->platform : gvisor_best_platform(state_dir);
+	}
+	if (gvisor_find_runsc(gv->runsc, sizeof(gv->runsc)) < 0)
+		return sd_error_set(err, ENOENT, "runsc is not installed (Debian: apt-get install runsc)");
+	snprintf(gv->container, sizeof(gv->container), "sandeval-%s", res->id);
+	/* the run's directory sits beside its record */
+	gv->dir = xasprintf("%.*s/%s.gvisor", (int)(strrchr(ctx->lock_path, '/') - ctx->lock_path), ctx->lock_path, res->id);
+	if (!gv->dir)
+		return sd_error_errno(err, ENOMEM, "provision");
+
+	if (sandbox_provision_cgroup(ctx, 4 * cfg->pids + GVISOR_TASKS, &has, &cgerr, err) < 0)
+		return -1;
+	gv->cg_memory = has.memory;
+	gv->cg_pids = has.pids;	/* only a backstop: gVisor enforces --pids itself */
+	gv->cg_cpu = has.cpu;
+	has.pids = false;
+	/* Without cgroups gVisor cannot keep the contract: it does not enforce
+	 * RLIMIT_CPU, the ptrace stubs that run the program's code leave sandeval's
+	 * process tree, and only a slow `runsc delete` could stop them. */
+	if (!gv->cg_cpu || !gv->cg_memory)
+		return sd_error_set(err, EPERM, "backend 'gvisor' needs cgroup CPU and memory control to enforce "
+				    "the CPU time and memory limits, and none is usable here (%s); run as root, or in a "
+				    "delegated cgroup (systemd-run --user --scope -p Delegate=yes)",
+				    ctx->cg ? cgroup_note(ctx->cg) : cgerr.msg);
+	/* noted before anything exists, so that gc finds whatever comes to exist */
+	if (runrec_note_tagged(ctx->lock_fd, RECORD_TAG, (const char *const[]){ gv->dir, gv->runsc, gv->container }, 3,
+			       err) < 0)
+		return -1;
+	if (mkdir(gv->dir, 0700) < 0)
+		return sd_error_errno(err, errno, "cannot create '%s'", gv->dir);
+	sandbox_event(ctx, "provision", "%s; runsc %s, platform %s, network none, state in '%s'",
+		      ctx->cg ? cgroup_mechanism(ctx->cg) : "no cgroup", gv->runsc, res->platform, gv->dir);
+	sandbox_add_limits(ctx, &has);
+	return 0;
+}
+
+/* Run `RUNSC --root DIR/state ARGS...` quietly and wait for it. */
+static int runsc_quiet(const char *runsc, const char *dir, const char *const *args)
+{
+	const char *argv[16];
+	cleanup_free char *root = xasprintf("%s/state", dir);
+	size_t n = 0;
+	pid_t pid;
+	int ws;
+
+	if (!root)
+		return -1;
+	argv[n++] = runsc;
+	argv[n++] = "--root";
+	argv[n++] = root;
+	if (geteuid() != 0)
+		argv[n++] = "--rootless";
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
+}
+
+static bool dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return true;
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+int gvisor_remove_run(const char *dir, const char *runsc, const char *container, bool all_dead, struct sd_error *err)
+{
+	cleanup_free char *state = xasprintf("%s/state", dir);
+	struct stat sb;
+
+	if (!state)
+		return sd_error_errno(err, ENOMEM, "gvisor_remove_run");
+	if (lstat(dir, &sb) < 0)
+		return errno == ENOENT ? 0 : sd_error_errno(err, errno, "cannot stat '%s'", dir);
+	/* a container runsc still knows of: its sandbox and gofer may still run */
+	if (!all_dead && !dir_empty(state))
+		runsc_quiet(runsc, dir, (const char *const[]){ "delete", "--force", container, NULL });
+	return remove_tree(dir, err);
+}
+
+/* gc: the record line "runsc\tDIR\tRUNSC\tCONTAINER" of a dead run. Only
+ * DIR = STATE_DIR/<32 hex>.gvisor is removed, by the RUNSC it names. */
+static int gvisor_sweep(const char *state_dir, char *fields, struct sd_error *err)
+{
+	char *dir = fields, *runsc, *container, *base;
+	size_t n = strlen(state_dir);
+
+	runsc = strchr(dir, '\t');
+	if (!runsc)
+		return 0;
+	*runsc++ = '\0';
+	container = strchr(runsc, '\t');
+	if (!container)
+		return 0;
+	*container++ = '\0';
+	base = dir + n + 1;
+	if (strncmp(dir, state_dir, n) != 0 || dir[n] != '/' || strlen(base) != 32 + 7 ||
+	    strspn(base, "0123456789abcdef") != 32 || strcmp(base + 32, ".gvisor") != 0 || runsc[0] != '/' ||
+	    strchr(container, '/'))
+		return 0;	/* not something a run of ours made: leave it */
+	return gvisor_remove_run(dir, runsc, container, false, err) < 0 ? -1 : 1;
+}
+
+static void kill_sandbox(struct sandbox_ctx *ctx)
+{
+	struct gvisor *gv = ctx->backend_data;
+
+	if (ctx->cg) {
+		cgroup_kill(ctx->cg, NULL);
+	} else if (gv->helper > 0) {
+		runsc_quiet(gv->runsc, gv->dir, (const char *const[]){ "delete", "--force", gv->container, NULL });
+		kill(gv->helper, SIGKILL);
+	}
+}
+
+static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int n_cg)
+{
+	struct gvisor *gv = ctx->backend_data;
+	char root[4200], bundle[4200], log[4200], platform[64];
+	const char *argv[20];
+	size_t n = 0;
+	int null;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(127);
+	for (int i = 0; i < n_cg; i++)
+		if (write(cg_fds[i], "0", 1) != 1)
+			_exit(126);
+	setsid();
+	null = open("/dev/null", O_RDWR);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		_exit(126);
+	close_range(3, ~0U, 0);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	snprintf(root, sizeof(root), "%s/state", gv->dir);
+	snprintf(bundle, sizeof(bundle), "%s/bundle", gv->dir);
+	snprintf(log, sizeof(log), "--log=%s/runsc.log", gv->dir);
+	snprintf(platform, sizeof(platform), "--platform=%s", ctx->res->platform);
+	argv[n++] = gv->runsc;
+	argv[n++] = "--root";
+	argv[n++] = root;
+	if (!ctx->as_root)
+		argv[n++] = "--rootless";
+	argv[n++] = "--network=none";
+	argv[n++] = platform;
+	argv[n++] = "--ignore-cgroups";
+	argv[n++] = "--host-fifo=open";
+	argv[n++] = log;
+	argv[n++] = "run";
+	argv[n++] = "--bundle";
+	argv[n++] = bundle;
+	argv[n++] = gv->container;
+	argv[n] = NULL;
+	execv(argv[0], (char **)argv);
+	_exit(127);
+}
+
+/* Handle the complete lines read so far from ctl. Returns 1 with *wstatus on "S". */
+static int ctl_lines(struct sandbox_ctx *ctx, int *wstatus, struct sd_error *err)
+{
+	struct gvisor *gv = ctx->backend_data;
+	char *nl;
+	int ret = 0;
+
+	while ((nl = memchr(gv->line, '\n', gv->line_len))) {
+		char *text = gv->line + 1;
+
+		*nl = '\0';
+		switch (gv->line[0]) {
+		case 'I': {
+			char *tab = strchr(text, '\t');
+
+			if (tab) {
+				*tab = '\0';
+				if (strcmp(text, "inject") == 0 || strcmp(text, "constrain") == 0)
+					sandbox_event(ctx, strcmp(text, "inject") == 0 ? "inject" : "constrain", "%s", tab + 1);
+			}
+			break;
+		}
+		case 'L':
+			sscanf(text, "%d %d", &ctx->res->landlock_abi, &ctx->res->seccomp_syscalls);
+			break;
+		case 'X':
+			gv->exec_seen = true;
+			ret = 2;	/* what follows is the supervisor's */
+			break;
+		case 'E':
+			if (!gv->failed)
+				sd_error_set(err, EIO, "%s", text);
+			gv->failed = true;
+			break;
+		case 'S':
+			if (wstatus && sscanf(text, "%d", wstatus) == 1)
+				ret = 1;
+			break;
+		}
+		gv->line_len -= (size_t)(nl + 1 - gv->line);
+		memmove(gv->line, nl + 1, gv->line_len);
+		if (ret)
+			break;
+	}
+	if (gv->line_len == sizeof(gv->line))
+		gv->line_len = 0;	/* an overlong line: drop it */
+	return ret;
+}
+
+/* Read ctl: -1 at EOF, 0 for nothing more yet, 1 with the status, 2 after "X". */
+static int ctl_read(struct sandbox_ctx *ctx, int *wstatus, struct sd_error *err)
+{
+	struct gvisor *gv = ctx->backend_data;
+	ssize_t n;
+	int r = ctl_lines(ctx, wstatus, err);	/* lines left from the last read first */
+
+	if (r == 1 || (r == 2 && !wstatus))
+		return r;
+	n = read(gv->ctl_r, gv->line + gv->line_len, sizeof(gv->line) - gv->line_len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return -1;
+	gv->line_len += (size_t)n;
+	r = ctl_lines(ctx, wstatus, err);
+	return r == 2 && wstatus ? 0 : r;
+}
+
+static int gvisor_read_status(struct supervise *sv, int *wstatus)
+{
+	struct gvisor *gv = sv->ctx->backend_data;
+	int r;
+
+	gv->ctl_r = sv->status_fd;
+	r = ctl_read(sv->ctx, wstatus, NULL);
+	gv->ctl_r = -1;
+	return r == 2 ? 0 : r;
+}
+
+static void runsc_log_error(struct gvisor *gv, struct sd_error *err)
+{
+	cleanup_free char *path = xasprintf("%s/runsc.log", gv->dir);
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+
+	if (path && read_file(path, 1 << 20, &text, &len, NULL) == 0 && len) {
+		/* the last warning or error line says most */
+		char *last = NULL, *save = NULL;
+
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (l[0] == 'W' || l[0] == 'E')
+				last = l;
+		if (last)
+			sd_error_wrap(err, "%s", last);
+	}
+}
+
+static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	struct gvisor *gv = ctx->backend_data;
+	int64_t deadline = now_ms() + SETUP_TIMEOUT_MS;
+
+	while (!gv->exec_seen && !gv->failed) {
+		struct pollfd pfd = { .fd = gv->ctl_r, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		int ws, r;
+
+		if (left <= 0)
+			return sd_error_set(err, ETIMEDOUT, "gVisor sandbox setup took longer than %d ms", SETUP_TIMEOUT_MS);
+		if (waitpid(gv->helper, &ws, WNOHANG) == gv->helper) {
+			gv->helper = -1;
+			/* what init said before runsc ended, then runsc's own words */
+			ctl_read(ctx, NULL, err);
+			if (gv->failed)
+				return -1;
+			sd_error_set(err, EIO, "runsc ended before the program started (%s %d)",
+				     WIFEXITED(ws) ? "exit" : "signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+			runsc_log_error(gv, err);
+			return -1;
+		}
+		if (poll(&pfd, 1, left > 50 ? 50 : (int)left) < 0 && errno != EINTR)
+			return sd_error_errno(err, errno, "poll");
+		if (!pfd.revents)
+			continue;
+		r = ctl_read(ctx, NULL, err);
+		if (r < 0 && !gv->exec_seen && !gv->failed)
+			return sd_error_set(err, EIO, "gVisor init died during setup");
+	}
+	return gv->failed ? -1 : 0;
+}
+
+static int open_fifo(struct gvisor *gv, const char *name, int flags, struct sd_error *err)
+{
+	cleanup_free char *p = xasprintf("%s/ctl/%s", gv->dir, name);
+	int fd = p ? open(p, flags | O_CLOEXEC | O_NONBLOCK) : -1;
+
+	if (fd < 0)
+		return sd_error_errno(err, p ? errno : ENOMEM, "cannot open the FIFO '%s'", p ? p : name);
+	return fd;
+}
+
+static int open_stdin(const struct sandbox_config *cfg, struct sd_error *err)
+{
+	int fd;
+
+	if (cfg->stdin_path) {
+		fd = open(cfg->stdin_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return sd_error_errno(err, errno, "cannot open stdin file '%s'", cfg->stdin_path);
+		return fd;
+	}
+	/* stdin from memory: an unlinked-at-birth file the feeder reads */
+	fd = memfd_create("sandeval-stdin", MFD_CLOEXEC);
+	if (fd < 0 || write_all(fd, cfg->stdin_data, cfg->stdin_len) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return sd_error_errno(err, e, "cannot stage stdin");
+	}
+	return fd;
+}
+
+static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct gvisor *gv = ctx->backend_data;
+	const char *image_dir = strcmp(cfg->image, "host") != 0 ? cfg->image : NULL;
+	struct supervise sv;
+	struct rusage ru = { 0 };
+	int cg_fds[CG_NCTL], n_cg = 0, ret = -1, ws;
+	pid_t pid;
+
+	if (gvisor_build_bundle(ctx, image_dir, err) < 0)
+		return -1;
+	if ((cfg->stdin_path || cfg->stdin_data) && (gv->in_src = open_stdin(cfg, err)) < 0)
+		return -1;
+	if ((gv->ctl_r = open_fifo(gv, "ctl", O_RDONLY, err)) < 0 ||
+	    (gv->out_r = open_fifo(gv, "out", O_RDONLY, err)) < 0 ||
+	    (gv->err_r = open_fifo(gv, "err", O_RDONLY, err)) < 0)
+		return -1;
+	/* Read-write: never ENXIO, and closing it is the program's EOF. Held even
+	 * for an empty stdin until init has opened its end: through the gofer,
+	 * opening a FIFO waits for a writer, O_NONBLOCK or not. */
+	if ((gv->in_w = open_fifo(gv, "in", O_RDWR, err)) < 0)
+		return -1;
+	sandbox_event(ctx, "inject", "bundle: root '%s' read-only, %zu file(s) staged, init and FIFOs in '%s/ctl'",
+		      cfg->image, cfg->n_files, gv->dir);
+	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		sd_error_errno(err, errno, "fork");
+		goto out;
+	}
+	if (pid == 0)
+		exec_runsc(ctx, cg_fds, n_cg);
+	gv->helper = pid;
+	for (int i = 0; i < n_cg; i++)
+		close(cg_fds[i]);
+	n_cg = 0;
+	if (wait_for_exec(ctx, err) < 0)
+		goto out;
+
+	if (gv->in_src < 0)
+		close_fd(&gv->in_w);	/* empty stdin: EOF at once */
+	supervise_init(&sv, ctx);
+	sv.out_fd = steal_fd(&gv->out_r);
+	sv.err_fd = steal_fd(&gv->err_r);
+	sv.in_w = steal_fd(&gv->in_w);
+	sv.in_src = steal_fd(&gv->in_src);
+	sv.status_fd = steal_fd(&gv->ctl_r);
+	sv.cg_cpu = gv->cg_cpu;
+	sv.read_status = gvisor_read_status;
+	sv.kill = kill_sandbox;
+	ret = supervise_loop(&sv, err);
+	if (ret == 0) {
+		/* runsc tears the sandbox down once init has exited */
+		int64_t deadline = now_ms() + TEARDOWN_TIMEOUT_MS;
+		pid_t w;
+
+		while ((w = wait4(gv->helper, &ws, WNOHANG, &ru)) == 0 && now_ms() < deadline)
+			usleep(1000);
+		if (w != gv->helper) {
+			kill_sandbox(ctx);
+			kill(gv->helper, SIGKILL);
+			while (wait4(gv->helper, &ws, 0, &ru) < 0 && errno == EINTR)
+				;
+		}
+		gv->helper = -1;
+		supervise_finish(&sv, &ru);
+		if (strcmp(ctx->res->platform, "kvm") == 0) {
+			cleanup_free char *mark = xasprintf("%.*s/" KVM_VERIFIED,
+				(int)(strrchr(ctx->lock_path, '/') - ctx->lock_path), ctx->lock_path);
+			int fd = mark ? open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	supervise_release(&sv);
+out:
+	for (int i = 0; i < n_cg; i++)
+		close(cg_fds[i]);
+	return ret;
+}
+
+static void gvisor_destroy(struct sandbox_ctx *ctx)
+{
+	struct gvisor *gv = ctx->backend_data;
+	struct sd_error e = { 0 };
+	bool left = false, had_cg = ctx->cg != NULL;
+	int ws;
+
+	if (gv) {
+		if (gv->helper > 0) {
+			kill_sandbox(ctx);
+			kill(gv->helper, SIGKILL);
+			while (waitpid(gv->helper, &ws, 0) < 0 && errno == EINTR)
+				;
+			gv->helper = -1;
+		}
+		close_fd(&gv->ctl_r);
+		close_fd(&gv->out_r);
+		close_fd(&gv->err_r);
+		close_fd(&gv->in_w);
+		close_fd(&gv->in_src);
+	}
+	if (ctx->cg) {
+		if (cgroup_destroy(ctx->cg, &e) < 0) {
+			sandbox_event(ctx, "destroy", "%s", e.msg);
+			left = true;
+		}
+		cgroup_free(ctx->cg);
+		ctx->cg = NULL;
+	}
+	if (gv && gv->dir) {
+		/* with the cgroups gone, every runsc process is: no `runsc delete` needed */
+		if (gvisor_remove_run(gv->dir, gv->runsc, gv->container, had_cg && !left, &e) < 0) {
+			sandbox_event(ctx, "destroy", "%s", e.msg);
+			left = true;
+		}
+	}
+	if (!left)
+		sandbox_event(ctx, "destroy", "gVisor sandbox and runsc processes killed, cgroup, bundle and runsc state removed");
+	if (gv) {
+		free(gv->dir);
+		free(gv);
+	}
+	ctx->backend_data = NULL;
+}
+
+const struct sandbox_backend sandbox_gvisor_backend = {
+	.name = "gvisor",
+	.check = gvisor_check,
+	.provision = gvisor_provision,
+	.execute = gvisor_execute,
+	.destroy = gvisor_destroy,
+	.record_tag = RECORD_TAG,
+	.sweep = gvisor_sweep,
+};

@@ -1,0 +1,68 @@
+/* sandbox-internal.h - what sandbox.c shares with the backends: context, events, the backend table */
+#ifndef SANDEVAL_SANDBOX_INTERNAL_H
+#define SANDEVAL_SANDBOX_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "sandbox/cgroup.h"
+#include "sandbox/sandbox.h"
+
+/* The uid and gid the program has inside its user namespace. */
+#define SANDBOX_UID 1000
+#define SANDBOX_GID 1000
+
+struct sandbox_ctx {
+	const struct sandbox_config *cfg;
+	struct sandbox_result *res;
+	int64_t t0_ms;			/* start of the run, for event times */
+	int log_fd;			/* --log, or -1 */
+	int lock_fd;			/* gc lock held for the whole run */
+	char *lock_path;
+	struct cgroup *cg;		/* NULL: rlimits only */
+	bool as_root;			/* host euid 0: map a dedicated host uid */
+	uid_t host_uid;
+	gid_t host_gid;
+	void *backend_data;
+};
+
+struct sandbox_backend {
+	const char *name;
+	/* Usage errors particular to the backend (NULL: none); nothing is run. */
+	int (*check)(const struct sandbox_config *cfg, struct sd_error *err);
+	/* Everything outside the sandbox: cgroups, mappings, state. */
+	int (*provision)(struct sandbox_ctx *ctx, struct sd_error *err);
+	/* Inject, constrain, execute and supervise to the end; fills ctx->res. */
+	int (*execute)(struct sandbox_ctx *ctx, struct sd_error *err);
+	/* Kill whatever is left and remove every trace; must be safe after any failure. */
+	void (*destroy)(struct sandbox_ctx *ctx);
+	/* gc: the tag of the backend's lines in run records (runrec_note_tagged;
+	 * NULL: it writes none), and the sweep of such a line of a dead run
+	 * (FIELDS: what follows the tag and its tab). 1 when something was
+	 * removed, 0 when the line names nothing of ours, -1 on failure. */
+	const char *record_tag;
+	int (*sweep)(const char *state_dir, char *fields, struct sd_error *err);
+};
+
+extern const struct sandbox_backend sandbox_native_backend;
+extern const struct sandbox_backend sandbox_gvisor_backend;
+extern const struct sandbox_backend sandbox_firecracker_backend;
+
+/* Record a lifecycle event (and append it to --log). */
+void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sandbox_add_limit(struct sandbox_result *res, const char *name, double value,
+		       const char *unit, const char *mechanism);
+
+/* What the run's cgroup controls (all false without one). */
+struct sandbox_cg {
+	bool memory, pids, cpu;
+};
+/* Create the run's cgroup "sandeval-<id>" beneath sandeval's own, record it
+ * for gc, set the memory ceiling and PIDS_MAX; fills *has and res->limits_note.
+ * No usable cgroup is not an error: ctx->cg stays NULL and *why says why. */
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sandbox_cg *has,
+			     struct sd_error *why, struct sd_error *err);
+/* Report every limit with the mechanism that enforces it. */
+void sandbox_add_limits(struct sandbox_ctx *ctx, const struct sandbox_cg *has);
+
+#endif

@@ -1,0 +1,442 @@
+/* sandbox-native.c - the native backend: namespaces, cgroups, seccomp and Landlock on the host kernel
+ *
+ * Theory of operation
+ *
+ * Processes. sandeval (the supervisor) stays on the host. It clone()s one child
+ * into new user, pid, mount, network, ipc and uts namespaces; that child is
+ * pid 1 of the sandbox ("init", sandbox-child.c). Init builds the root, then
+ * forks the program (pid 2), which constrains itself and executes. Nothing in
+ * the sandbox runs as pid 1 but init, so the program's fatal signals work.
+ * A warm start (cfg->zygote, zygote.h) differs in two places only: the
+ * zygote makes that clone() (CLONE_PARENT: init is still our child), and the
+ * program returns into the zygote's warm interpreter instead of executing.
+ *
+ * Pipes. sync (supervisor -> init, one byte: "maps and cgroup are set"; kept
+ * open so init sees the supervisor die); msg (init and program -> supervisor,
+ * setup events and errors; close-on-exec, so EOF means the program was
+ * executed); status (init -> supervisor, the program's wait status: the program
+ * never holds it, so it cannot forge it); stdin, stdout, stderr (the only
+ * descriptors the program has).
+ *
+ * Who kills whom. The supervisor owns the clock: it kills at the wall-clock
+ * deadline, when the cgroup's CPU time passes the limit, and when an output
+ * buffer overflows. Killing means SIGKILL to init (the kernel then kills every
+ * process in the pid namespace; nothing can leave it) and cgroup.kill (v2) or
+ * freeze + kill (v1). Init exits as soon as the program ends, with the same
+ * effect. If the supervisor dies, init gets SIGKILL (parent-death signal) and
+ * `sandeval gc` removes the cgroups from the run's lock file.
+ */
+#define _GNU_SOURCE
+#include "sandbox/sandbox-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox-child.h"
+#include "sandbox/sandbox-supervise.h"
+#include "base/util.h"
+#include "sandbox/zygote.h"
+
+/* Host uids for sandboxes started by root: a range no account uses, one
+ * random uid per run so that concurrent sandboxes do not share one. */
+#define HOST_UID_BASE 2000000000u
+#define HOST_UID_SPAN (1u << 24)
+
+#define SETUP_TIMEOUT_MS 10000
+
+struct native {
+	pid_t init;
+	int sync_w, msg_r, status_r, in_w, out_r, err_r;
+	int in_src;		/* --stdin file, streamed into in_w */
+	bool cg_memory, cg_pids, cg_cpu;
+};
+
+static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	struct native *nt = calloc(1, sizeof(*nt));
+	struct sd_error cgerr = { 0 };
+	struct sandbox_cg has;
+
+	if (!nt)
+		return sd_error_errno(err, ENOMEM, "provision");
+	*nt = (struct native){ .init = -1, .sync_w = -1, .msg_r = -1, .status_r = -1,
+			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1 };
+	ctx->backend_data = nt;
+	ctx->as_root = geteuid() == 0;
+	if (ctx->as_root) {
+		unsigned char r[4];
+		char hex[9];
+
+		if (random_hex(hex, sizeof(r), err) < 0)
+			return -1;
+		ctx->host_uid = HOST_UID_BASE + (uid_t)(strtoul(hex, NULL, 16) % HOST_UID_SPAN);
+		ctx->host_gid = ctx->host_uid;
+	} else {
+		ctx->host_uid = geteuid();
+		ctx->host_gid = getegid();
+	}
+	res->host_uid = ctx->host_uid;
+
+	/* init is one more task than the program may have */
+	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, &has, &cgerr, err) < 0)
+		return -1;
+	nt->cg_memory = has.memory;
+	nt->cg_pids = has.pids;
+	nt->cg_cpu = has.cpu;
+	if (ctx->cg) {
+		sandbox_event(ctx, "provision", "%s cgroup sandeval-%s (memory %s, pids %s, cpu %s)%s%s",
+			      cgroup_mechanism(ctx->cg), res->id, has.memory ? "yes" : "no",
+			      has.pids ? "yes" : "no", has.cpu ? "yes" : "no",
+			      res->limits_note[0] ? "; " : "", res->limits_note);
+	} else {
+		snprintf(res->limits_note, sizeof(res->limits_note), "no cgroup, limits fall back to rlimits: %s", cgerr.msg);
+		sandbox_event(ctx, "provision", "%s", res->limits_note);
+	}
+	sandbox_add_limits(ctx, &has);
+	return 0;
+}
+
+static int write_map(pid_t pid, const char *file, const char *text, struct sd_error *err)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	return write_file(path, text, err);
+}
+
+static int set_id_maps(struct sandbox_ctx *ctx, pid_t pid, struct sd_error *err)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "%d %u 1\n", SANDBOX_UID, (unsigned)ctx->host_uid);
+	if (write_map(pid, "uid_map", map, err) < 0)
+		return -1;
+	/* Without CAP_SETGID on the host, gid_map needs setgroups denied first. */
+	if (!ctx->as_root && write_map(pid, "setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%d %u 1\n", SANDBOX_GID, (unsigned)ctx->host_gid);
+	return write_map(pid, "gid_map", map, err);
+}
+
+static void kill_sandbox(struct sandbox_ctx *ctx)
+{
+	struct native *nt = ctx->backend_data;
+
+	if (nt->init > 0)
+		kill(nt->init, SIGKILL);
+	if (ctx->cg)
+		cgroup_kill(ctx->cg, NULL);
+}
+
+/* Read the setup messages until EOF: the program was executed, or setup failed. */
+static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	struct native *nt = ctx->backend_data;
+	int64_t deadline = now_ms() + SETUP_TIMEOUT_MS;
+	char buf[16384];
+	size_t len = 0;
+	bool exec_seen = false, failed = false;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = nt->msg_r, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return sd_error_set(err, ETIMEDOUT, "sandbox setup took longer than %d ms", SETUP_TIMEOUT_MS);
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return sd_error_errno(err, errno, "poll");
+		if (!pfd.revents)
+			continue;
+		n = read(nt->msg_r, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		/* Handle complete lines as they come, so events carry their time. */
+		char *nl;
+		while ((nl = memchr(buf, '\n', len))) {
+			char *text = buf + 1;
+
+			*nl = '\0';
+			switch (buf[0]) {
+			case CHILD_MSG_EVENT: {
+				char *tab = strchr(text, '\t');
+
+				if (tab) {
+					static const char *const phases[] = { "provision", "inject", "constrain" };
+
+					*tab = '\0';
+					for (size_t i = 0; i < 3; i++)
+						if (strcmp(text, phases[i]) == 0)
+							sandbox_event(ctx, phases[i], "%s", tab + 1);
+				}
+				break;
+			}
+			case CHILD_MSG_INFO:
+				sscanf(text, "%d %d", &ctx->res->landlock_abi, &ctx->res->seccomp_syscalls);
+				break;
+			case CHILD_MSG_EXEC:
+				exec_seen = true;
+				break;
+			case CHILD_MSG_ERROR:
+				if (!failed)
+					sd_error_set(err, EIO, "%s", text);
+				failed = true;
+				break;
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0;	/* an overlong line: drop it */
+	}
+	if (failed)
+		return -1;
+	if (!exec_seen)
+		return sd_error_set(err, EIO, "sandbox init died during setup");
+	return 0;
+}
+
+/* The status pipe carries one int, the program's wait status, from init. */
+static int native_read_status(struct supervise *sv, int *wstatus)
+{
+	ssize_t n = read(sv->status_fd, wstatus, sizeof(*wstatus));
+
+	if (n == (ssize_t)sizeof(*wstatus))
+		return 1;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	return -1;
+}
+
+static int supervise(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	struct native *nt = ctx->backend_data;
+	struct supervise sv;
+	struct rusage ru;
+	int ws, ret;
+
+	supervise_init(&sv, ctx);
+	sv.out_fd = steal_fd(&nt->out_r);
+	sv.err_fd = steal_fd(&nt->err_r);
+	sv.in_w = steal_fd(&nt->in_w);
+	sv.in_src = steal_fd(&nt->in_src);
+	sv.status_fd = steal_fd(&nt->status_r);
+	sv.cg_cpu = nt->cg_cpu;
+	sv.read_status = native_read_status;
+	sv.kill = kill_sandbox;
+	ret = supervise_loop(&sv, err);
+	if (ret == 0) {
+		/* Reap init: by then the kernel has killed and reaped the whole namespace,
+		 * so destroy finds the cgroup empty and skips the freezer. */
+		kill(nt->init, SIGKILL);
+		while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
+			;
+		nt->init = -1;
+		supervise_finish(&sv, &ru);
+	}
+	supervise_release(&sv);
+	return ret;
+}
+
+/* A descriptor to read a file's contents from: the host file, opened with
+ * the caller's rights, or a memfd holding DATA. */
+static int open_source(const char *path, const char *data, size_t len, bool exec)
+{
+	int fd;
+
+	if (!data)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	fd = memfd_create("sandeval-inject", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
+	    (exec && fchmod(fd, 0700) < 0)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* A warm start: a zygote this process started, and a root it can give. */
+static bool warm(const struct sandbox_ctx *ctx)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+
+	return cfg->zygote && zygote_owner(cfg->zygote) == getpid() && strcmp(cfg->image, "host") == 0;
+}
+
+static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct native *nt = ctx->backend_data;
+	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
+	int cg_fds[CG_NCTL], n_cg = 0, ret = -1;
+	struct child_args a;
+	pid_t pid;
+	char one = 1;
+
+	if (!file_fds)
+		return sd_error_errno(err, ENOMEM, "execute");
+	for (size_t i = 0; i < cfg->n_files; i++)
+		file_fds[i] = -1;
+	/* Open what the program may see with the caller's rights, before any namespace. */
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		const struct sandbox_file *f = &cfg->files[i];
+
+		file_fds[i] = open_source(f->src, f->data, f->len, f->executable);
+		if (file_fds[i] < 0) {
+			sd_error_errno(err, errno, "cannot open file source '%s'", cfg->files[i].src);
+			goto out;
+		}
+	}
+	if (cfg->stdin_path || cfg->stdin_data) {
+		nt->in_src = open_source(cfg->stdin_path, cfg->stdin_data, cfg->stdin_len, false);
+		if (nt->in_src < 0) {
+			sd_error_errno(err, errno, "cannot open stdin file '%s'", cfg->stdin_path ? cfg->stdin_path : "(memory)");
+			goto out;
+		}
+	}
+	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
+		goto out;
+	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(msg_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
+	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0) {
+		sd_error_errno(err, errno, "pipe");
+		goto out;
+	}
+	a = (struct child_args){
+		.cfg = cfg, .as_root = ctx->as_root,
+		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
+		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
+		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = -1,
+		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, -1 },
+		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt(),
+	};
+	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
+	pid = -1;
+	if (warm(ctx)) {
+		/* The same child, cloned by the zygote (zygote.h); if that fails, cold. */
+		struct sd_error zerr = { 0 };
+
+		pid = zygote_spawn(cfg->zygote, &a, &zerr);
+		if (pid > 0)
+			sandbox_event(ctx, "execute", "warm start: the zygote cloned init (pid %d)", (int)pid);
+		else
+			sandbox_event(ctx, "execute", "cold start: %s", zerr.msg);
+	}
+	if (pid < 0) {
+		pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
+				     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (pid < 0) {
+			sd_error_errno(err, errno, "cannot create the sandbox namespaces");
+			goto out;
+		}
+		if (pid == 0) {
+			child_main(&a);
+			_exit(127);
+		}
+	}
+	nt->init = pid;
+	close_fd(&sync_p[0]);
+	close_fd(&msg_p[1]);
+	close_fd(&st_p[1]);
+	close_fd(&in_p[0]);
+	close_fd(&out_p[1]);
+	close_fd(&err_p[1]);
+	if (set_id_maps(ctx, pid, err) < 0 || write_all(sync_p[1], &one, 1) < 0) {
+		sd_error_wrap(err, "cannot set up the sandbox");
+		goto out;
+	}
+	nt->sync_w = steal_fd(&sync_p[1]);
+	nt->msg_r = steal_fd(&msg_p[0]);
+	nt->status_r = steal_fd(&st_p[0]);
+	nt->in_w = steal_fd(&in_p[1]);
+	nt->out_r = steal_fd(&out_p[0]);
+	nt->err_r = steal_fd(&err_p[0]);
+	if (nt->in_src < 0)
+		close_fd(&nt->in_w);	/* empty stdin: EOF at once */
+	else
+		fcntl(nt->in_w, F_SETFL, O_NONBLOCK);
+	if (wait_for_exec(ctx, err) < 0)
+		goto out;
+	ret = supervise(ctx, err);
+out:
+	for (int i = 0; i < n_cg; i++)
+		close(cg_fds[i]);
+	for (size_t i = 0; i < cfg->n_files; i++)
+		close_fd(&file_fds[i]);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&sync_p[i]);
+		close_fd(&msg_p[i]);
+		close_fd(&st_p[i]);
+		close_fd(&in_p[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+	}
+	return ret;
+}
+
+static void native_destroy(struct sandbox_ctx *ctx)
+{
+	struct native *nt = ctx->backend_data;
+	struct sd_error e = { 0 };
+	int ws;
+
+	if (nt) {
+		if (nt->init > 0) {
+			kill_sandbox(ctx);
+			while (waitpid(nt->init, &ws, __WALL) < 0 && errno == EINTR)
+				;
+			nt->init = -1;
+		}
+		close_fd(&nt->sync_w);
+		close_fd(&nt->msg_r);
+		close_fd(&nt->status_r);
+		close_fd(&nt->in_w);
+		close_fd(&nt->out_r);
+		close_fd(&nt->err_r);
+		close_fd(&nt->in_src);
+	}
+	if (ctx->cg) {
+		if (cgroup_destroy(ctx->cg, &e) < 0)
+			sandbox_event(ctx, "destroy", "%s", e.msg);
+		else
+			sandbox_event(ctx, "destroy", "processes killed, cgroup removed, namespaces and tmpfs gone");
+		cgroup_free(ctx->cg);
+		ctx->cg = NULL;
+	} else {
+		sandbox_event(ctx, "destroy", "processes killed, namespaces and tmpfs gone");
+	}
+	free(nt);
+	ctx->backend_data = NULL;
+}
+
+const struct sandbox_backend sandbox_native_backend = {
+	.name = "native",
+	.provision = native_provision,
+	.execute = native_execute,
+	.destroy = native_destroy,
+};

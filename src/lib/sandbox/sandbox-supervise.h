@@ -1,0 +1,60 @@
+/* sandbox-supervise.h - what every backend does outside the sandbox: capped capture, stdin feed, clock and CPU polling, the verdict */
+#ifndef SANDEVAL_SANDBOX_SUPERVISE_H
+#define SANDEVAL_SANDBOX_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "sandbox/sandbox-internal.h"
+
+struct capture {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool truncated;
+};
+
+struct supervise {
+	/* Set by the backend before supervise_loop; the descriptors become the loop's. */
+	struct sandbox_ctx *ctx;
+	int out_fd, err_fd;	/* the program's stdout and stderr, read ends */
+	int in_w, in_src;	/* its stdin, write end (non-blocking), and the --stdin file; -1: none */
+	int status_fd;		/* where the backend learns that the program ended */
+	bool cg_cpu;		/* the cgroup accounts CPU time: poll it against the limit */
+	/* Read what is ready on status_fd. Return 1 with *wstatus once the
+	 * program's wait status came, 0 while more is to come, -1 at EOF without
+	 * a status. The loop closes status_fd after 1 or -1. */
+	int (*read_status)(struct supervise *sv, int *wstatus);
+	/* Kill everything in the sandbox (at a limit); may be called twice. */
+	void (*kill)(struct sandbox_ctx *ctx);
+	void *data;		/* the backend's, for read_status */
+
+	/* Filled by supervise_loop. */
+	uint64_t cpu0_ns;	/* cgroup CPU time when the program started */
+	int64_t t_exec, t_end;	/* monotonic ms */
+	enum sandbox_status fired;	/* the limit the supervisor enforced, or SB_OK */
+	bool have_status;
+	int wstatus;
+	struct capture out, err;
+	char in_buf[65536];	/* read from in_src, not yet taken by the pipe */
+	size_t in_off, in_len;
+};
+
+/* Initialise the descriptors to -1 and the rest to zero. */
+void supervise_init(struct supervise *sv, struct sandbox_ctx *ctx);
+/* Poll the program's output, stdin and status against the wall-clock
+ * deadline, the cgroup's CPU time and the output caps, killing the sandbox
+ * at the first limit, until the status came and the output ended (or the
+ * drain after a kill timed out). 0, or -1 when sandeval itself failed. */
+int supervise_loop(struct supervise *sv, struct sd_error *err);
+/* After the backend reaped what it started: CPU and memory accounting (the
+ * cgroup's, else RU of the reaped processes), the kept output, the status
+ * and the final events, into ctx->res. */
+void supervise_finish(struct supervise *sv, const struct rusage *ru);
+/* Close what is still open and free buffers not handed to the result. */
+void supervise_release(struct supervise *sv);
+
+void close_fd(int *fd);
+
+#endif

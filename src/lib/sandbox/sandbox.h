@@ -1,0 +1,122 @@
+/* sandbox.h - run one program in a fresh, isolated, resource-bounded sandbox and destroy it */
+#ifndef SANDEVAL_SANDBOX_H
+#define SANDEVAL_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+enum sandbox_status {
+	SB_OK,
+	SB_NONZERO_EXIT,
+	SB_SIGNALED,
+	SB_CPU_LIMIT,
+	SB_WALL_LIMIT,
+	SB_MEMORY_LIMIT,
+	SB_OUTPUT_LIMIT,
+	SB_FILE_SIZE_LIMIT,
+	SB_SECCOMP_VIOLATION,
+	SB_SANDBOX_ERROR,
+};
+
+struct sandbox_file {
+	const char *dest;	/* path under /work ("a/b.py" or "/work/a/b.py") */
+	const char *src;	/* host path (with data: only a name for messages) */
+	const char *data;	/* or the contents, from memory (NULL: read src) */
+	size_t len;
+	bool executable;	/* with data: mode 0555 instead of 0444 */
+};
+
+struct zygote;
+
+struct sandbox_config {
+	const char *backend;		/* "native", "gvisor" (or "firecracker": fails, no KVM here) */
+	const char *platform;		/* gvisor: "ptrace", "kvm", or NULL for the best available */
+	const char *image;		/* "host", a directory, or an image NAME[@sha256:HEX] (image.h) */
+	char *const *argv;		/* program and arguments, NULL-terminated */
+	const struct sandbox_file *files;
+	size_t n_files;
+	const char *stdin_path;		/* NULL: empty stdin (or stdin_data) */
+	const char *stdin_data;		/* stdin from memory, when stdin_path is NULL */
+	size_t stdin_len;
+	char *const *env;		/* NAME=VALUE strings */
+	size_t n_env;
+	double cpu_time;		/* seconds */
+	double wall_time;		/* seconds */
+	uint64_t memory;		/* bytes, including swap */
+	long pids;
+	long fds;
+	uint64_t file_size;		/* bytes */
+	uint64_t tmpfs;			/* bytes of /work + /tmp together */
+	uint64_t output;		/* bytes kept of stdout and of stderr each */
+	const char *log_path;		/* NULL: no event log */
+	const char *cgroup_root;	/* "/sys/fs/cgroup" */
+	const char *state_dir;		/* NULL: runrec_state_dir() */
+	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
+};
+
+struct sandbox_event {
+	int64_t t_ms;
+	const char *phase;	/* provision|inject|constrain|execute|limit|destroy */
+	char *detail;
+};
+
+struct sandbox_limit {
+	const char *name;	/* "memory", "pids", ... */
+	double value;
+	const char *unit;	/* "bytes", "seconds", "count" */
+	const char *mechanism;	/* "cgroup-v1", "cgroup-v2", "rlimit", "supervisor", "tmpfs" */
+};
+
+struct sandbox_result {
+	char id[33];			/* 128 random bits, hex */
+	const char *backend;
+	enum sandbox_status status;
+	int exit_code;			/* -1 when the program did not exit */
+	int signal;			/* 0 when the program was not signaled */
+	int64_t wall_ms;
+	int64_t cpu_ms;			/* -1 when unknown */
+	int64_t peak_memory_bytes;	/* -1 when unknown */
+	char *stdout_buf, *stderr_buf;	/* raw bytes, NUL-terminated */
+	size_t stdout_len, stderr_len;
+	bool stdout_truncated, stderr_truncated;
+	struct sandbox_limit limits[12];
+	size_t n_limits;
+	char limits_note[512];		/* why a limit fell back to rlimits */
+	struct sandbox_event *events;
+	size_t n_events;
+	char error[1024];		/* sandbox_error: what failed */
+	unsigned long host_uid;		/* the host uid the program ran as */
+	int landlock_abi;		/* 0: kernel without Landlock */
+	int seccomp_syscalls;		/* allowed system calls */
+	const char *platform;		/* gvisor: the runsc platform that ran, else NULL */
+	char image_name[128];		/* "host", a directory, or the image's name */
+	char image_digest[72];		/* "sha256:<64 hex>", or "" when not known */
+};
+
+void sandbox_config_init(struct sandbox_config *cfg);
+/* Check a configuration without running anything (usage errors). */
+int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err);
+
+/* Provision, inject, constrain, execute, destroy. Returns 0 with *res filled
+ * (status SB_SANDBOX_ERROR when sandeval itself failed), or -1 for a
+ * configuration that cannot run at all (usage error, *err says why). */
+int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, struct sd_error *err);
+void sandbox_result_release(struct sandbox_result *res);
+
+const char *sandbox_status_name(enum sandbox_status status);
+/* The result as one JSON object (malloc'd text), or NULL on ENOMEM. */
+char *sandbox_result_json(const struct sandbox_result *res);
+
+/* Names of the available backends, NULL-terminated. */
+const char *const *sandbox_backends(void);
+
+/* For gc (gc.h): LINE is a line of a dead run's record (runrec.h). When it
+ * is a backend's (its record tag first), that backend removes what it names:
+ * 1 (and *REMOVED whether anything was), or -1 on failure. 0 when no
+ * backend's tag starts LINE (it names a cgroup directory). */
+int sandbox_backend_sweep(const char *state_dir, char *line, bool *removed, struct sd_error *err);
+
+#endif

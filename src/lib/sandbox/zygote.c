@@ -1,0 +1,374 @@
+/* zygote.c - warm starts: the supervisor's requests and the zygote's serve loop
+ *
+ * Both halves live here because they share the wire format. The supervisor
+ * links the first half; `make` builds the second, with sandbox-child.c and
+ * what it needs, into runners/sandeval-zygote.so for zygote.py.
+ *
+ * Wire. A SOCK_SEQPACKET pair, used only by the process that started the
+ * zygote. Request: one record, struct wire then NUL-terminated strings (the
+ * files' destinations and sources, argv, env), with the descriptors in one
+ * SCM_RIGHTS message: sync, msg, status, stdin, stdout, stderr, the cgroup
+ * files, the injected files. Reply: one record, an int32, init's pid or
+ * -errno. The zygote's first record is "ready", or an error text.
+ */
+#define _GNU_SOURCE
+#include "sandbox/zygote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox-child.h"
+#include "base/util.h"
+
+#define WIRE_MAGIC 0x5a594731u	/* "ZYG1" */
+#define MAX_FILES 64
+#define MAX_STRINGS 256
+#define BASE_FDS 6		/* sync, msg, status, stdin, stdout, stderr */
+#define MAX_FDS (BASE_FDS + CG_NCTL + MAX_FILES)
+#define MAX_RECORD (1 << 16)
+#define START_TIMEOUT_MS 10000
+
+struct wire {
+	uint32_t magic, n_files, n_argv, n_env, n_cg;
+	uint8_t as_root, rlimit_memory, rlimit_pids, rlimit_cpu_only;
+	double cpu_time, wall_time;
+	uint64_t memory, file_size, tmpfs, output;
+	int64_t pids, fds;
+};
+
+struct zygote {
+	pid_t pid, owner;
+	int sock;
+};
+
+struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
+{
+	cleanup_free char *script = xasprintf("%s/zygote.py", runners_dir);
+	struct zygote *z = calloc(1, sizeof(*z));
+	int sp[2];
+	pid_t parent = getpid();
+
+	if (!z || !script) {
+		free(z);
+		sd_error_errno(err, ENOMEM, "zygote");
+		return NULL;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		free(z);
+		sd_error_errno(err, errno, "zygote: socketpair");
+		return NULL;
+	}
+	z->pid = fork();
+	if (z->pid < 0) {
+		sd_error_errno(err, errno, "zygote: fork");
+		close(sp[0]);
+		close(sp[1]);
+		free(z);
+		return NULL;
+	}
+	if (z->pid == 0) {
+		char *argv[] = { "python3", "-I", "-S", script, "3", NULL };
+		/* The socket out of the way first: with stdio closed, it or
+		 * /dev/null may have any number below 4. */
+		int sock = fcntl(sp[1], F_DUPFD_CLOEXEC, 10);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* It dies with its supervisor, which may be gone already. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || sock < 0 || null < 0)
+			_exit(127);
+		for (int fd = 0; fd < 3; fd++)
+			if (fd == null ? fcntl(fd, F_SETFD, 0) < 0 : dup2(null, fd) < 0)
+				_exit(127);
+		if (dup2(sock, 3) < 0 || chdir("/") < 0)
+			_exit(127);
+		close_range(4, ~0U, 0);
+		/* The sandbox's environment and its python3: the first on the
+		 * sandbox's PATH (child_base_env), not ours. */
+		for (char *const *e = child_base_env; *e; e++) {
+			if (strncmp(*e, "PATH=", 5) != 0)
+				continue;
+			for (const char *dir = *e + 5; *dir; dir += strcspn(dir, ":"), dir += *dir == ':') {
+				char exe[256];
+
+				snprintf(exe, sizeof(exe), "%.*s/%s", (int)strcspn(dir, ":"), dir, argv[0]);
+				execve(exe, argv, child_base_env);
+			}
+		}
+		_exit(127);
+	}
+	close(sp[1]);
+	z->sock = sp[0];
+	z->owner = parent;
+
+	struct pollfd pfd = { .fd = z->sock, .events = POLLIN };
+	char first[512];
+	ssize_t n = 0;
+	int r;
+
+	while ((r = poll(&pfd, 1, START_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	if (r > 0)
+		n = recv(z->sock, first, sizeof(first) - 1, 0);
+	first[n > 0 ? n : 0] = '\0';
+	if (r > 0 && n == 5 && memcmp(first, "ready", 5) == 0)
+		return z;
+	if (r == 0)
+		sd_error_set(err, ETIMEDOUT, "zygote: %s did not start within %d ms", script, START_TIMEOUT_MS);
+	else if (n > 0)
+		sd_error_set(err, EIO, "zygote: %s", first);
+	else
+		sd_error_set(err, EIO, "zygote: python3 %s exited before it was ready", script);
+	zygote_stop(z);
+	return NULL;
+}
+
+pid_t zygote_owner(const struct zygote *z)
+{
+	return z->owner;
+}
+
+void zygote_stop(struct zygote *z)
+{
+	if (!z)
+		return;
+	close(z->sock);
+	/* Only its starter can reap it; elsewhere the closed socket ends it. */
+	if (getpid() == z->owner) {
+		kill(z->pid, SIGKILL);
+		while (waitpid(z->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(z);
+}
+
+/* Append S and its NUL to BUF at *LEN; -1 when it does not fit. */
+static int put_string(char *buf, size_t *len, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (*len + n > MAX_RECORD)
+		return -1;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = a->cfg;
+	size_t n_argv = 0, len = sizeof(struct wire);
+	int fds[MAX_FDS], n_fds = 0;
+	cleanup_free char *buf = malloc(MAX_RECORD);
+	union { char buf[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } ctl;
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	int32_t reply;
+	ssize_t got;
+
+	if (!buf)
+		return sd_error_errno(err, ENOMEM, "zygote");
+	if (getpid() != z->owner)
+		return sd_error_set(err, EPERM, "zygote: used by a process that did not start it");
+	if (cfg->n_files > MAX_FILES || a->n_cgroup_fds > CG_NCTL || a->image_fd >= 0)
+		return sd_error_set(err, EINVAL, "zygote: more than %d files, or an image", MAX_FILES);
+	while (cfg->argv[n_argv])
+		n_argv++;
+	*(struct wire *)buf = (struct wire){
+		.magic = WIRE_MAGIC, .n_files = (uint32_t)cfg->n_files, .n_argv = (uint32_t)n_argv,
+		.n_env = (uint32_t)cfg->n_env, .n_cg = (uint32_t)a->n_cgroup_fds,
+		.as_root = a->as_root, .rlimit_memory = a->rlimit_memory, .rlimit_pids = a->rlimit_pids,
+		.rlimit_cpu_only = a->rlimit_cpu_only, .cpu_time = cfg->cpu_time, .wall_time = cfg->wall_time,
+		.memory = cfg->memory, .file_size = cfg->file_size, .tmpfs = cfg->tmpfs, .output = cfg->output,
+		.pids = cfg->pids, .fds = cfg->fds,
+	};
+	for (size_t i = 0; i < cfg->n_files; i++)
+		if (put_string(buf, &len, cfg->files[i].dest) < 0 ||
+		    put_string(buf, &len, cfg->files[i].src ? cfg->files[i].src : cfg->files[i].dest) < 0)
+			return sd_error_set(err, E2BIG, "zygote: request too large");
+	for (size_t i = 0; i < n_argv; i++)
+		if (put_string(buf, &len, cfg->argv[i]) < 0)
+			return sd_error_set(err, E2BIG, "zygote: request too large");
+	for (size_t i = 0; i < cfg->n_env; i++)
+		if (put_string(buf, &len, cfg->env[i]) < 0)
+			return sd_error_set(err, E2BIG, "zygote: request too large");
+	if (n_argv + cfg->n_env > MAX_STRINGS - 2)
+		return sd_error_set(err, E2BIG, "zygote: too many arguments");
+
+	fds[n_fds++] = a->sync_fd;
+	fds[n_fds++] = a->msg_fd;
+	fds[n_fds++] = a->status_fd;
+	for (int i = 0; i < 3; i++)
+		fds[n_fds++] = a->stdio[i];
+	for (int i = 0; i < a->n_cgroup_fds; i++)
+		fds[n_fds++] = a->cgroup_fds[i];
+	for (size_t i = 0; i < cfg->n_files; i++)
+		fds[n_fds++] = a->file_fds[i];
+	iov = (struct iovec){ .iov_base = buf, .iov_len = len };
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n_fds);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n_fds);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n_fds);
+	if (sendmsg(z->sock, &mh, MSG_NOSIGNAL) < 0)
+		return sd_error_errno(err, errno, "zygote: cannot send a request");
+	while ((got = recv(z->sock, &reply, sizeof(reply), 0)) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof(reply))
+		return sd_error_set(err, EIO, "zygote: no answer (it died?)");
+	if (reply <= 0)
+		return sd_error_set(err, -reply, "zygote: cannot create the sandbox namespaces: %s", strerror(-reply));
+	return (pid_t)reply;
+}
+
+/* ---- in the zygote process ---- */
+
+/* Static: in the program process these outlive sandeval_zygote_serve(). */
+static char record[MAX_RECORD];
+static const char *z_argv[MAX_STRINGS], *z_env[MAX_STRINGS];
+static struct sandbox_file z_files[MAX_FILES];
+static int z_file_fds[MAX_FILES];
+static struct sandbox_config z_cfg;
+
+const char *sandeval_zygote_arg(int i)
+{
+	return i >= 0 && i < MAX_STRINGS ? z_argv[i] : NULL;
+}
+
+const char *sandeval_zygote_env(int i)
+{
+	return i >= 0 && i < MAX_STRINGS ? z_env[i] : NULL;
+}
+
+static const char *next_string(size_t *off, size_t len)
+{
+	const char *s = record + *off;
+	const char *nul = *off < len ? memchr(s, '\0', len - *off) : NULL;
+
+	if (!nul)
+		return NULL;
+	*off += (size_t)(nul - s) + 1;
+	return s;
+}
+
+/* Parse RECORD (LEN bytes) and FDS into z_cfg and *A; -1 when malformed. */
+static int parse_request(size_t len, const int *fds, int n_fds, struct child_args *a)
+{
+	struct wire w;
+	size_t off = sizeof(w);
+
+	if (len < sizeof(w))
+		return -1;
+	memcpy(&w, record, sizeof(w));
+	if (w.magic != WIRE_MAGIC || w.n_files > MAX_FILES || w.n_cg > CG_NCTL ||
+	    w.n_argv < 1 || w.n_argv + w.n_env > MAX_STRINGS - 2 ||
+	    n_fds != BASE_FDS + (int)w.n_cg + (int)w.n_files)
+		return -1;
+	memset(z_argv, 0, sizeof(z_argv));
+	memset(z_env, 0, sizeof(z_env));
+	for (uint32_t i = 0; i < w.n_files; i++) {
+		z_files[i].dest = next_string(&off, len);
+		z_files[i].src = next_string(&off, len);
+		z_file_fds[i] = fds[BASE_FDS + w.n_cg + i];
+		if (!z_files[i].src)
+			return -1;
+	}
+	for (uint32_t i = 0; i < w.n_argv; i++)
+		if (!(z_argv[i] = next_string(&off, len)))
+			return -1;
+	for (uint32_t i = 0; i < w.n_env; i++)
+		if (!(z_env[i] = next_string(&off, len)))
+			return -1;
+	memset(&z_cfg, 0, sizeof(z_cfg));
+	z_cfg.backend = "native";
+	z_cfg.image = "host";
+	z_cfg.argv = (char *const *)z_argv;
+	z_cfg.env = (char *const *)z_env;
+	z_cfg.n_env = w.n_env;
+	z_cfg.files = z_files;
+	z_cfg.n_files = w.n_files;
+	z_cfg.cpu_time = w.cpu_time;
+	z_cfg.wall_time = w.wall_time;
+	z_cfg.memory = w.memory;
+	z_cfg.file_size = w.file_size;
+	z_cfg.tmpfs = w.tmpfs;
+	z_cfg.output = w.output;
+	z_cfg.pids = (long)w.pids;
+	z_cfg.fds = (long)w.fds;
+	*a = (struct child_args){
+		.cfg = &z_cfg, .as_root = w.as_root, .rlimit_memory = w.rlimit_memory,
+		.rlimit_pids = w.rlimit_pids, .rlimit_cpu_only = w.rlimit_cpu_only,
+		.sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
+		.stdio = { fds[3], fds[4], fds[5] }, .file_fds = z_file_fds, .image_fd = -1,
+		.parent_fds = { -1, -1, -1, -1, -1, -1, -1, -1 },
+		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt(), .warm = true,
+	};
+	memcpy(a->cgroup_fds, fds + BASE_FDS, sizeof(int) * w.n_cg);
+	return 0;
+}
+
+int sandeval_zygote_serve(int sock)
+{
+	if (write(sock, "ready", 5) != 5)
+		return 1;
+	for (;;) {
+		union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;
+		struct iovec iov = { .iov_base = record, .iov_len = sizeof(record) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+				     .msg_controllen = sizeof(ctl.buf) };
+		int fds[MAX_FDS], n_fds = 0;
+		struct child_args a;
+		int32_t reply;
+		ssize_t len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len <= 0)
+			return 1;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			int n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+			if (n > MAX_FDS - n_fds)
+				n = MAX_FDS - n_fds;
+			memcpy(fds + n_fds, CMSG_DATA(cm), sizeof(int) * (size_t)n);
+			n_fds += n;
+		}
+		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || parse_request((size_t)len, fds, n_fds, &a) < 0) {
+			reply = -EPROTO;
+		} else {
+			a.parent_fds[0] = sock;
+			/* init becomes the supervisor's child, as after its own clone() */
+			pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | CLONE_NEWUSER | CLONE_NEWPID |
+						   CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS,
+						   NULL, NULL, NULL, NULL);
+
+			if (pid == 0) {
+				child_main(&a);	/* returns only in the program process */
+				return 0;
+			}
+			reply = pid > 0 ? (int32_t)pid : -errno;
+		}
+		for (int i = 0; i < n_fds; i++)
+			close(fds[i]);
+		if (send(sock, &reply, sizeof(reply), MSG_NOSIGNAL) != (ssize_t)sizeof(reply))
+			return 1;
+	}
+}

@@ -1,0 +1,112 @@
+/* result.c - test status names and the release of a sample's result */
+#include "suite/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+	[TS_PASSED] = "passed",
+	[TS_FAILED] = "failed",
+	[TS_ERROR] = "error",
+	[TS_TIMEOUT] = "timeout",
+	[TS_MEMORY] = "memory",
+	[TS_CRASH] = "crash",
+	[TS_COMPILE_ERROR] = "compile_error",
+	[TS_OUTPUT_LIMIT] = "output_limit",
+	[TS_HARNESS_ERROR] = "harness_error",
+};
+
+#define N_STATUS (sizeof(status_names) / sizeof(status_names[0]))
+
+const char *test_status_name(enum test_status s)
+{
+	if ((unsigned)s >= N_STATUS || !status_names[s])
+		return "unknown";
+	return status_names[s];
+}
+
+static int parse_name(const char *const *names, size_t n, const char *name);
+
+int test_status_parse(const char *name)
+{
+	return parse_name(status_names, N_STATUS, name);
+}
+
+static const char *const lint_names[] = {
+	[LINT_NONE] = "none",
+	[LINT_PASSED] = "passed",
+	[LINT_FAILED] = "failed",
+	[LINT_UNAVAILABLE] = "unavailable",
+	[LINT_ERROR] = "error",
+};
+
+static const char *const severity_names[] = {
+	[LINT_SEV_STYLE] = "style",
+	[LINT_SEV_WARNING] = "warning",
+	[LINT_SEV_ERROR] = "error",
+};
+
+static int parse_name(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++) {
+		if (names[i] && strcmp(names[i], name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *lint_status_name(enum lint_status s)
+{
+	return (unsigned)s < N_OF(lint_names) ? lint_names[s] : "unknown";
+}
+
+int lint_status_parse(const char *name)
+{
+	return parse_name(lint_names, N_OF(lint_names), name);
+}
+
+const char *lint_severity_name(enum lint_severity s)
+{
+	return (unsigned)s < N_OF(severity_names) ? severity_names[s] : "unknown";
+}
+
+int lint_severity_parse(const char *name)
+{
+	return parse_name(severity_names, N_OF(severity_names), name);
+}
+
+void lint_finding_release(struct lint_finding *f)
+{
+	if (!f)
+		return;
+	free(f->tool);
+	free(f->rule);
+	free(f->category);
+	free(f->message);
+	memset(f, 0, sizeof(*f));
+}
+
+void sample_result_release(struct sample_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_tests; i++) {
+		free(r->tests[i].name);
+		free(r->tests[i].detail);
+	}
+	free(r->tests);
+	free(r->task_id);
+	free(r->sample_id);
+	free(r->model);
+	free(r->task_class);
+	free(r->he_result);
+	free(r->sandbox_ids);
+	free(r->completion);
+	free(r->lint_detail);
+	for (size_t i = 0; i < r->n_findings; i++)
+		lint_finding_release(&r->findings[i]);
+	free(r->findings);
+	memset(r, 0, sizeof(*r));
+}

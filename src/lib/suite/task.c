@@ -1,0 +1,624 @@
+/* task.c - load a task set (format detection, HumanEval and MBPP files, native suites) and its suite hash
+ *
+ * A file is read either as JSON Lines (HumanEval, mbpp.jsonl) or, when its
+ * first non-blank byte is '[', as one JSON array (sanitized-mbpp.json); the
+ * first record decides the format and every record is then held to it. A
+ * directory is a native suite (task-native.c). Nothing is half-loaded: the
+ * set is written only when every task loaded.
+ */
+#define _GNU_SOURCE
+#include "suite/task.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/jsonl.h"
+#include "suite/task-internal.h"
+#include "base/util.h"
+
+#define TASK_MAX_ARRAY_FILE (256u << 20)
+
+/* ---- messages and field access ---- */
+
+const char *tk_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+int tk_fail(const struct tk_where *w, const char *key, struct sd_error *err, int code,
+	    const char *fmt, ...)
+{
+	char jpath[512], pos[32] = "", msg[768];
+	const char *prefix = w->prefix ? w->prefix : "";
+	size_t line = w->line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(jpath, sizeof(jpath), "%s%s", prefix, key ? key : "");
+	/* "tests[2]." names the object: drop the dot when no key follows */
+	if (!key && *jpath && jpath[strlen(jpath) - 1] == '.')
+		jpath[strlen(jpath) - 1] = '\0';
+	if (w->text)	/* the field's own line, which may not be the object's */
+		line = json_text_line(w->text, w->text_len, jpath);
+	if (line)
+		snprintf(pos, sizeof(pos), ":%zu", line);
+	if (!*jpath)
+		return sd_error_set(err, code, "%s%s: %s", w->file, pos, msg);
+	return sd_error_set(err, code, "%s%s: field '%s': %s", w->file, pos, jpath, msg);
+}
+
+int tk_str(json_t *obj, const char *key, bool required, const char **out,
+	   const struct tk_where *w, struct sd_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || json_is_null(v))
+		return required ? tk_fail(w, key, err, EINVAL, "missing") : 0;
+	if (!json_is_string(v))
+		return tk_fail(w, key, err, EINVAL, "expected a string, got %s", tk_type_name(v));
+	*out = json_string_value(v);
+	return 0;
+}
+
+char *tk_lf(const char *s)
+{
+	size_t n = strlen(s);
+	char *d = malloc(n + 1), *q = d;
+
+	if (!d)
+		return NULL;
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '\r' && p[1] == '\n')
+			continue;
+		*q++ = *p == '\r' ? '\n' : *p;	/* a lone CR ends a line too, as in Python */
+	}
+	*q = '\0';
+	return d;
+}
+
+int tk_strdup(json_t *obj, const char *key, bool required, bool lf, char **out,
+	      const struct tk_where *w, struct sd_error *err)
+{
+	const char *s = NULL;
+	char *d;
+
+	if (tk_str(obj, key, required, &s, w, err) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	d = lf ? tk_lf(s) : strdup(s);
+	if (!d)
+		return sd_error_errno(err, ENOMEM, "%s", w->file);
+	*out = d;
+	return 0;
+}
+
+int tk_join(json_t *obj, const char *key, bool required, char **out,
+	    const struct tk_where *w, struct sd_error *err)
+{
+	json_t *a = json_object_get(obj, key), *v;
+	cleanup_free char *buf = NULL;
+	size_t len = 0, i;
+
+	if (!a || json_is_null(a))
+		return required ? tk_fail(w, key, err, EINVAL, "missing") : 0;
+	if (!json_is_array(a))
+		return tk_fail(w, key, err, EINVAL, "expected an array of strings, got %s", tk_type_name(a));
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v)) {
+			char sub[300];
+
+			snprintf(sub, sizeof(sub), "%s[%zu]", key, i);
+			return tk_fail(w, sub, err, EINVAL, "expected a string, got %s", tk_type_name(v));
+		}
+		len += json_string_length(v) + 1;
+	}
+	if (json_array_size(a) == 0)
+		return required ? tk_fail(w, key, err, EINVAL, "empty") : 0;
+	buf = malloc(len + 1);
+	if (!buf)
+		return sd_error_errno(err, ENOMEM, "%s", w->file);
+	len = 0;
+	json_array_foreach(a, i, v) {
+		cleanup_free char *s = tk_lf(json_string_value(v));
+
+		if (!s)
+			return sd_error_errno(err, ENOMEM, "%s", w->file);
+		if (i)
+			buf[len++] = '\n';
+		memcpy(buf + len, s, strlen(s));
+		len += strlen(s);
+	}
+	buf[len] = '\0';
+	*out = steal_pointer(&buf);
+	return 0;
+}
+
+bool tk_id_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > TASK_ID_MAX)
+		return false;
+	for (const char *p = id; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return false;
+	return true;
+}
+
+/* ---- string map ---- */
+
+static size_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)h;
+}
+
+static int map_grow(struct tk_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	const char **keys = calloc(cap, sizeof(*keys));
+	size_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->keys[i])
+			continue;
+		for (j = fnv1a(m->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = m->keys[i];
+		vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+/* The slot of KEY, or the empty slot where it goes. */
+static size_t map_find(const struct tk_map *m, const char *key)
+{
+	size_t j;
+
+	for (j = fnv1a(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (strcmp(m->keys[j], key) == 0)
+			break;
+	return j;
+}
+
+int tk_map_put(struct tk_map *m, const char *key, size_t val, size_t *old)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
+		return -1;
+	j = map_find(m, key);
+	if (m->keys[j]) {
+		if (old)
+			*old = m->vals[j];
+		return 1;
+	}
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+size_t *tk_map_slot(struct tk_map *m, const char *key)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
+		return NULL;
+	j = map_find(m, key);
+	if (!m->keys[j]) {
+		m->keys[j] = key;
+		m->vals[j] = 0;
+		m->n++;
+	}
+	return &m->vals[j];
+}
+
+bool tk_map_get(const struct tk_map *m, const char *key, size_t *val)
+{
+	size_t j;
+
+	if (!m->cap)
+		return false;
+	j = map_find(m, key);
+	if (!m->keys[j])
+		return false;
+	*val = m->vals[j];
+	return true;
+}
+
+void tk_map_free(struct tk_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- tasks ---- */
+
+struct task *tk_list_add(struct tk_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct task *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+void tk_task_release(struct task *t)
+{
+	free(t->id);
+	free(t->class);
+	free(t->language);
+	free(t->prompt);
+	free(t->entry_point);
+	free(t->signature);
+	free(t->reference);
+	free(t->test_code);
+	free(t->setup_code);
+	free(t->test_split);
+	free(t->image);
+	for (size_t i = 0; i < t->n_tests; i++) {
+		free(t->tests[i].name);
+		free(t->tests[i].args_json);
+		free(t->tests[i].expected_json);
+		free(t->tests[i].generator);
+	}
+	free(t->tests);
+	free(t->origin);
+	memset(t, 0, sizeof(*t));
+}
+
+static void list_release(struct tk_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		tk_task_release(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP };
+
+static enum kind record_kind(json_t *obj)
+{
+	if (json_object_get(obj, "canonical_solution") && json_object_get(obj, "entry_point"))
+		return KIND_HUMANEVAL;
+	if (json_object_get(obj, "test_list") && json_object_get(obj, "code"))
+		return KIND_MBPP;
+	return KIND_UNKNOWN;
+}
+
+/* One record of a HumanEval or MBPP file into the list. */
+static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, struct tk_list *l,
+		      struct sd_error *err)
+{
+	enum kind k = record_kind(obj);
+	struct task *t;
+	int r;
+
+	if (*kind == KIND_UNKNOWN) {
+		if (k == KIND_UNKNOWN)
+			return tk_fail(w, NULL, err, EINVAL,
+				       "unknown task format: expected HumanEval fields (task_id, prompt, "
+				       "canonical_solution, test, entry_point) or MBPP fields (task_id, "
+				       "text or prompt, code, test_list)");
+		*kind = k;
+	}
+	t = tk_list_add(l);
+	if (!t)
+		return sd_error_errno(err, ENOMEM, "%s", w->file);
+	if (*kind == KIND_HUMANEVAL)
+		r = tk_humaneval_record(obj, w, t, err);
+	else
+		r = tk_mbpp_record(obj, w, t, err);
+	if (r < 0) {
+		tk_task_release(t);
+		l->n--;
+	}
+	return r;
+}
+
+static int load_jsonl(const char *path, enum kind *kind, struct tk_list *l, struct sd_error *err)
+{
+	struct jsonl *r = jsonl_open(path, err);
+	json_t *obj;
+	int n;
+
+	if (!r)
+		return -1;
+	while ((n = jsonl_next(r, &obj, err)) > 0) {
+		struct tk_where w = { path, jsonl_line(r), NULL, 0, "" };
+		int ret = add_record(obj, &w, kind, l, err);
+
+		json_decref(obj);
+		if (ret < 0) {
+			n = -1;
+			break;
+		}
+	}
+	jsonl_close(r);
+	return n;
+}
+
+static int load_array(const char *path, const char *text, size_t len, enum kind *kind,
+		      struct tk_list *l, struct sd_error *err)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr), *obj;
+	cleanup_free size_t *lines = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (!doc)
+		return jsonl_parse_error(path, &jerr, err);
+	if (!json_is_array(doc)) {
+		json_decref(doc);
+		return sd_error_set(err, EINVAL, "%s: expected an array of tasks", path);
+	}
+	lines = calloc(json_array_size(doc) + 1, sizeof(*lines));
+	if (!lines) {
+		json_decref(doc);
+		return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
+	}
+	json_text_array_lines(text, len, lines, json_array_size(doc));
+	json_array_foreach(doc, i, obj) {
+		char prefix[32];
+		struct tk_where w = { path, lines[i], text, len, prefix };
+
+		snprintf(prefix, sizeof(prefix), "[%zu].", i);
+		if (!json_is_object(obj)) {
+			ret = tk_fail(&w, NULL, err, EINVAL, "expected an object, got %s", tk_type_name(obj));
+			break;
+		}
+		ret = add_record(obj, &w, kind, l, err);
+		if (ret < 0)
+			break;
+	}
+	json_decref(doc);
+	return ret;
+}
+
+static int load_file(const char *path, struct tk_list *l, enum task_format *format, struct sd_error *err)
+{
+	cleanup_free char *text = NULL;
+	enum kind kind = KIND_UNKNOWN;
+	size_t len = 0, i = 0;
+	int r;
+
+	/* The whole file is read once to see its first byte: the largest
+	 * benchmark files are well under a megabyte. */
+	if (jsonl_read_all(path, TASK_MAX_ARRAY_FILE, &text, &len, err) < 0)
+		return -1;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		memset(text, ' ', 3);	/* a byte order mark; keep the offsets */
+	while (i < len && strchr(" \t\r\n", text[i]) && text[i])
+		i++;
+	if (i < len && text[i] == '[')
+		r = load_array(path, text, len, &kind, l, err);
+	else
+		r = load_jsonl(path, &kind, l, err);
+	if (r < 0)
+		return -1;
+	if (l->n == 0)
+		return sd_error_set(err, EINVAL, "%s: no tasks", path);
+	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : TASK_MBPP;
+	return 0;
+}
+
+/* ---- suite hash ---- */
+
+static void hash_bytes(EVP_MD_CTX *ctx, char tag, const void *p, size_t n)
+{
+	unsigned char hdr[9];
+
+	hdr[0] = (unsigned char)tag;
+	for (int i = 0; i < 8; i++)
+		hdr[1 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
+	EVP_DigestUpdate(ctx, hdr, sizeof(hdr));
+	if (n)
+		EVP_DigestUpdate(ctx, p, n);
+}
+
+static void hash_str(EVP_MD_CTX *ctx, const char *s)
+{
+	if (s)
+		hash_bytes(ctx, 's', s, strlen(s));
+	else
+		hash_bytes(ctx, 'n', NULL, 0);
+}
+
+static void hash_num(EVP_MD_CTX *ctx, double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.17g", v);
+	hash_str(ctx, buf);
+}
+
+static void hash_u64(EVP_MD_CTX *ctx, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	hash_str(ctx, buf);
+}
+
+/* sha256 over every field of every task in order, each as a tag byte, a
+ * 64-bit big-endian length and the bytes (NULL apart from ""); origin (a path)
+ * is left out, so a suite hashes the same wherever it lies. */
+static int suite_hash(const struct tk_list *l, enum task_format format, char hex[65], struct sd_error *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return sd_error_set(err, ENOMEM, "cannot compute the suite hash");
+	}
+	hash_str(ctx, "sandeval-suite-v1");
+	hash_u64(ctx, format);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct task *t = &l->v[i];
+
+		hash_str(ctx, t->id);
+		hash_str(ctx, t->class);
+		hash_str(ctx, t->language);
+		hash_u64(ctx, t->format);
+		hash_str(ctx, t->prompt);
+		hash_str(ctx, t->entry_point);
+		hash_str(ctx, t->signature);
+		hash_str(ctx, t->reference);
+		hash_str(ctx, t->test_code);
+		hash_str(ctx, t->setup_code);
+		hash_num(ctx, t->cpu_time);
+		hash_num(ctx, t->wall_time);
+		hash_u64(ctx, t->memory);
+		hash_u64(ctx, t->n_tests);
+		for (size_t j = 0; j < t->n_tests; j++) {
+			const struct task_test *x = &t->tests[j];
+
+			hash_str(ctx, x->name);
+			hash_u64(ctx, x->tier);
+			hash_num(ctx, x->weight);
+			hash_u64(ctx, x->visibility);
+			hash_str(ctx, x->args_json);
+			hash_str(ctx, x->expected_json);
+			hash_str(ctx, x->generator);
+			hash_u64(ctx, (uint64_t)x->cases);
+		}
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
+		EVP_MD_CTX_free(ctx);
+		return sd_error_set(err, EIO, "cannot compute the suite hash");
+	}
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+/* ---- the public API ---- */
+
+int task_set_load(const char *path, struct task_set *set, struct sd_error *err)
+{
+	struct tk_list l = { 0 };
+	struct tk_map ids = { 0 };
+	struct stat sb;
+	enum task_format format = TASK_NATIVE;
+	char hex[65];
+	int r;
+
+	if (stat(path, &sb) < 0)
+		return sd_error_errno(err, errno, "cannot open '%s'", path);
+	if (S_ISDIR(sb.st_mode))
+		r = tk_native_load(path, &l, err);
+	else
+		r = load_file(path, &l, &format, err);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < l.n; i++) {
+		size_t first = 0;
+
+		r = tk_map_put(&ids, l.v[i].id, i, &first);
+		if (r < 0) {
+			sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
+			goto fail;
+		}
+		if (r == 1) {
+			sd_error_set(err, EEXIST, "%s: duplicate task id '%s' (first at %s)", l.v[i].origin,
+				     l.v[i].id, l.v[first].origin);
+			r = -1;
+			goto fail;
+		}
+	}
+	if (suite_hash(&l, format, hex, err) < 0) {
+		r = -1;
+		goto fail;
+	}
+	tk_map_free(&ids);
+	set->tasks = l.v;
+	set->n = l.n;
+	set->format = format;
+	memcpy(set->hash, hex, sizeof(set->hash));
+	return 0;
+fail:
+	tk_map_free(&ids);
+	list_release(&l);
+	return -1;
+}
+
+void task_set_release(struct task_set *set)
+{
+	struct tk_list l = { set->tasks, set->n, set->n };
+
+	list_release(&l);
+	memset(set, 0, sizeof(*set));
+}
+
+const struct task *task_set_find(const struct task_set *set, const char *id)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->tasks[i].id, id) == 0)
+			return &set->tasks[i];
+	return NULL;
+}
+
+const char *test_tier_name(enum test_tier t)
+{
+	switch (t) {
+	case TIER_CANONICAL: return "canonical";
+	case TIER_EDGE: return "edge";
+	case TIER_PROPERTY: return "property";
+	}
+	return "unknown";
+}
+
+const char *test_visibility_name(enum test_visibility v)
+{
+	switch (v) {
+	case VIS_PUBLIC: return "public";
+	case VIS_HOLDOUT: return "holdout";
+	}
+	return "unknown";
+}

@@ -1,0 +1,89 @@
+/* task.h - what is evaluated: tasks (HumanEval, MBPP, native suites) and the samples to score */
+#ifndef SANDEVAL_TASK_H
+#define SANDEVAL_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE };
+enum test_tier { TIER_CANONICAL, TIER_EDGE, TIER_PROPERTY };
+enum test_visibility { VIS_PUBLIC, VIS_HOLDOUT };
+
+/* A test a native suite declares. (HumanEval and MBPP tests are code: the
+ * evaluator splits them into tests at run time, see eval.h.) */
+struct task_test {
+	char *name;
+	enum test_tier tier;
+	double weight;			/* defaults: canonical 1.0, edge 1.5, property 1.0 */
+	enum test_visibility visibility;
+	char *args_json;		/* JSON array of arguments, or NULL */
+	char *expected_json;		/* JSON value, or NULL: the reference solution's answer */
+	char *generator;		/* property tests: generator spec (see docs/tasks.md), or NULL */
+	int cases;			/* property tests: how many inputs to generate */
+};
+
+struct task {
+	char *id;
+	char *class;			/* for per-class aggregates ("humaneval", "mbpp", or the manifest's) */
+	char *language;			/* "python", "c", "javascript" */
+	enum task_format format;
+	char *prompt;
+	char *entry_point;		/* the function under test */
+	char *signature;		/* C tasks: the entry point's prototype, "long gcd(long a, long b)"; else NULL */
+	char *reference;		/* HumanEval canonical_solution (a body); MBPP code; native reference source */
+	char *test_code;		/* HumanEval "test" (def check...); MBPP asserts, one a line */
+	char *setup_code;		/* MBPP test_setup_code / test_imports; NULL when none */
+	struct task_test *tests;	/* native suites */
+	size_t n_tests;
+	double cpu_time, wall_time;	/* per-task limits; 0 = the run's defaults */
+	uint64_t memory;
+	char *image;			/* native manifests: the image its tests need, NAME[@sha256:HEX]; NULL: the run's */
+	char *origin;			/* "FILE:LINE" or the task's directory, for messages */
+	char *test_split;		/* test_code taken apart, as JSON (eval_prepare); NULL: the
+					 * driver parses test_code itself. Owned by eval_prepare's caller */
+};
+
+struct task_set {
+	struct task *tasks;
+	size_t n;
+	enum task_format format;
+	char hash[65];			/* sha256 hex over the task data as loaded (the "suite hash") */
+};
+
+/* Load tasks from PATH: a HumanEval .jsonl/.jsonl.gz, MBPP mbpp.jsonl or
+ * sanitized-mbpp.json, or a directory of native tasks (one directory per
+ * task with task.json). The format is detected from the content. Every
+ * problem found is reported as "FILE:LINE: field 'X': ..."; returns -1 on
+ * the first one (nothing is half-loaded). */
+int task_set_load(const char *path, struct task_set *set, struct sd_error *err);
+void task_set_release(struct task_set *set);
+const struct task *task_set_find(const struct task_set *set, const char *id);
+
+struct sample {
+	char *task_id;
+	char *sample_id;		/* given, or "<task_id>/<n>" counting per task from 0 */
+	char *model;			/* NULL when not given */
+	char *code;			/* the completion or the solution */
+	bool is_completion;		/* "completion" (appended to the prompt) vs "solution" (whole program) */
+	size_t line;			/* 1-based line in the samples file */
+};
+
+struct sample_set {
+	struct sample *samples;
+	size_t n;
+};
+
+/* Load samples (JSONL, plain or gzip): task_id, and completion or solution;
+ * optional sample_id, model. Unknown task ids (when TASKS is given) are
+ * errors. Returns -1 on the first malformed line ("FILE:LINE: field ..."). */
+int sample_set_load(const char *path, const struct task_set *tasks, struct sample_set *set,
+		    struct sd_error *err);
+void sample_set_release(struct sample_set *set);
+
+const char *test_tier_name(enum test_tier t);
+const char *test_visibility_name(enum test_visibility v);
+
+#endif
