@@ -1,33 +1,26 @@
 /* cmd-lint.c - `sandeval lint`: lint every sample of a sample set in sandboxes, without running tests
  *
- * Processes: this one loads and checks all input and forks --jobs workers;
- * worker k lints the samples k, k + jobs, k + 2 jobs, ... through
- * lint_sample() and answers with each result as one JSON line on its pipe.
- * With --db, a run is recorded (config "command": "lint") whose samples carry
- * lint results and no tests, so that `sandeval gate --metric lint` can use it.
+ * A lint-only run of the pipeline (eval/run.h, run_options.tests false): each
+ * sample in a fresh sandbox of its own, through the same worker pool as
+ * `sandeval run`, each result recorded as it arrives. With --db the run is
+ * kept (config "command": "lint"; its samples carry lint results and no
+ * tests, so that `sandeval gate --metric lint` can use it); without, it is
+ * recorded in a database in memory, for the figures printed at the end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "eval/lint.h"
-#include "score/metrics.h"
-#include "report/report.h"
-#include "score/score.h"
-#include "store/store.h"
-#include "suite/task.h"
 #include "base/util.h"
+#include "cmd.h"
+#include "eval/run.h"
+#include "report/report.h"
+#include "score/metrics.h"
+#include "store/store.h"
 #include "version.h"
 
 static const char lint_usage[] =
@@ -69,27 +62,19 @@ static const struct option options[] = {
 };
 
 struct lint_run {
-	const char *tasks_path, *samples_path, *db, *json, *model;
-	long jobs;
-	bool quiet;
-	struct lint_options lint;
-	struct task_set tasks;
-	struct sample_set samples;
-	struct sample_result *results;
+	struct run_options o;
+	const char *db, *json;
+	bool quiet, tty;
+	const struct sample_set *samples;	/* the run's, once loaded */
+	size_t n_tasks;
+	struct sample_result *results;		/* in the samples' order */
 };
 
 #define fail(...) cmd_fail("lint", __VA_ARGS__)
 
-static int64_t epoch_ms(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
 static int parse_options(int argc, char **argv, struct lint_run *r)
 {
+	struct evaluator_options *e = &r->o.eval;
 	struct sd_error err = { 0 };
 	int opt, sev;
 	long n;
@@ -100,25 +85,25 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 		const char *v = optarg;
 
 		switch (opt) {
-		case OPT_TASKS: r->tasks_path = v; break;
-		case OPT_SAMPLES: r->samples_path = v; break;
+		case OPT_TASKS: r->o.tasks_path = v; break;
+		case OPT_SAMPLES: r->o.samples_path = v; break;
 		case OPT_DB: r->db = v; break;
 		case OPT_JSON: r->json = v; break;
-		case OPT_MODEL: r->model = v; break;
-		case OPT_BACKEND: r->lint.backend = v; break;
+		case OPT_MODEL: r->o.model = v; break;
+		case OPT_BACKEND: e->backend = v; break;
 		case OPT_QUIET: r->quiet = true; break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);
-			r->jobs = n;
+			r->o.jobs = (size_t)n;
 			break;
 		case OPT_SEVERITY:
 			if ((sev = lint_severity_parse(v)) < 0)
 				return fail("--lint-severity '%s': expected style, warning or error", v);
-			r->lint.threshold = (enum lint_severity)sev;
+			e->lint_threshold = (enum lint_severity)sev;
 			break;
 		case OPT_MEMORY:
-			if (parse_size(v, &r->lint.memory, &err) < 0 || r->lint.memory < (64u << 20))
+			if (parse_size(v, &e->lint_memory, &err) < 0 || e->lint_memory < (64u << 20))
 				return fail("--memory: %s", err.msg[0] ? err.msg : "at least 64M");
 			break;
 		case OPT_HELP:
@@ -132,205 +117,89 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 	}
 	if (optind < argc)
 		return fail("unexpected argument '%s' (see 'sandeval lint --help')", argv[optind]);
-	if (!r->tasks_path || !r->samples_path)
+	if (!r->o.tasks_path || !r->o.samples_path)
 		return fail("--tasks and --samples are required (see 'sandeval lint --help')");
 	return 0;
 }
 
-/* One sample's lint result, as sandeval run records it (no tests, no score). */
-static int lint_one(const struct lint_run *r, size_t i, struct sample_result *res, struct sd_error *err)
+static void on_event(void *arg, const struct run *run, const struct run_event *ev)
 {
-	const struct sample *s = &r->samples.samples[i];
-	const struct task *t = task_set_find(&r->tasks, s->task_id);
+	struct lint_run *r = arg;
 
-	memset(res, 0, sizeof(*res));
-	res->task_id = strdup(s->task_id);
-	res->sample_id = strdup(s->sample_id);
-	res->model = s->model ? strdup(s->model) : r->model ? strdup(r->model) : NULL;
-	res->task_class = strdup(t && t->class ? t->class : "default");
-	res->completion = strdup(s->code ? s->code : "");
-	res->score = res->score_public = res->score_holdout = NAN;
-	res->rouge_l = NAN;
-	res->composite = NAN;
-	res->started_ms = epoch_ms();
-	if (!t || !res->task_id || !res->sample_id || !res->task_class || !res->completion)
-		return sd_error_set(err, ENOMEM, "out of memory");
-	if (lint_sample(t, s, &r->lint, res, err) < 0)
-		return -1;
-	res->finished_ms = epoch_ms();
-	res->latency_ms = res->finished_ms - res->started_ms;
-	return 0;
+	switch (ev->kind) {
+	case RUN_LOADED:
+		if (!r->quiet)
+			fprintf(stderr, "sandeval: lint: %zu tasks, %zu samples\n", run_tasks(run)->n,
+				run_samples(run)->n);
+		break;
+	case RUN_STARTED:
+		break;
+	case RUN_PROGRESS:
+		if (!r->quiet && r->tty && ev->done)
+			fprintf(stderr, "\rsandeval: lint: %zu/%zu samples", ev->done, ev->total);
+		if (!r->quiet && r->tty && ev->done && ev->done == ev->total)
+			fputc('\n', stderr);
+		break;
+	case RUN_WARNING:
+		fprintf(stderr, "sandeval: lint: warning: %s\n", ev->text);
+		break;
+	}
 }
 
-static _Noreturn void worker_main(const struct lint_run *r, long k, int out)
-{
-	signal(SIGINT, SIG_IGN);
-	for (size_t i = (size_t)k; i < r->samples.n; i += (size_t)r->jobs) {
-		struct sample_result res;
-		struct sd_error err = { 0 };
-		json_t *j;
-		char *text;
+static const struct sample_result *sort_base;
 
-		if (lint_one(r, i, &res, &err) < 0) {
-			fprintf(stderr, "sandeval: lint: %s\n", err.msg);
-			_exit(3);
-		}
-		j = sample_result_to_json(&res);
-		if (j)
-			json_object_set_new(j, "index", json_integer((json_int_t)i));
-		text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-		if (!text || write_all(out, text, strlen(text)) < 0 || write_all(out, "\n", 1) < 0)
-			_exit(3);
-		free(text);
-		json_decref(j);
-		sample_result_release(&res);
-	}
-	_exit(0);
+static int cmp_by_id(const void *a, const void *b)
+{
+	return strcmp(sort_base[*(const size_t *)a].sample_id, sort_base[*(const size_t *)b].sample_id);
 }
 
-/* Lint every sample with --jobs workers; results land in r->results. */
-static int lint_all(struct lint_run *r)
+/* The run's results from ST, in the order of the samples file. */
+static int load_results(struct lint_run *r, struct store *st, const struct run *run, struct sd_error *err)
 {
-	size_t n = r->samples.n, done = 0;
-	struct pollfd *pfd = calloc((size_t)r->jobs, sizeof(*pfd));
-	pid_t *pids = calloc((size_t)r->jobs, sizeof(*pids));
-	char **buf = calloc((size_t)r->jobs, sizeof(*buf));
-	size_t *len = calloc((size_t)r->jobs, sizeof(*len));
-	int ret = 0, open_fds = 0;
-
-	r->results = calloc(n + 1, sizeof(*r->results));
-	if (!pfd || !pids || !buf || !len || !r->results) {
-		ret = fail("out of memory");
-		goto out;
-	}
-	fflush(NULL);
-	for (long k = 0; k < r->jobs; k++) {
-		int p[2];
-
-		pfd[k].fd = -1;
-		if (pipe2(p, O_CLOEXEC) < 0 || (pids[k] = fork()) < 0) {
-			ret = fail("cannot start a worker: %s", strerror(errno));
-			goto out;
-		}
-		if (pids[k] == 0) {
-			close(p[0]);
-			for (long q = 0; q < k; q++)
-				if (pfd[q].fd >= 0)
-					close(pfd[q].fd);
-			worker_main(r, k, p[1]);
-		}
-		close(p[1]);
-		pfd[k] = (struct pollfd){ .fd = p[0], .events = POLLIN };
-		open_fds++;
-	}
-	while (open_fds > 0) {
-		if (poll(pfd, (nfds_t)r->jobs, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = fail("poll: %s", strerror(errno));
-			goto out;
-		}
-		for (long k = 0; k < r->jobs; k++) {
-			char chunk[65536], *nl;
-			ssize_t got;
-
-			if (pfd[k].fd < 0 || !pfd[k].revents)
-				continue;
-			got = read(pfd[k].fd, chunk, sizeof(chunk));
-			if (got <= 0) {
-				close(pfd[k].fd);
-				pfd[k].fd = -1;
-				open_fds--;
-				continue;
-			}
-			{
-				char *nb = realloc(buf[k], len[k] + (size_t)got + 1);
-
-				if (!nb) {
-					ret = fail("out of memory");
-					goto out;
-				}
-				buf[k] = nb;
-			}
-			memcpy(buf[k] + len[k], chunk, (size_t)got);
-			len[k] += (size_t)got;
-			while ((nl = memchr(buf[k], '\n', len[k]))) {
-				json_t *o = json_loadb(buf[k], (size_t)(nl - buf[k]), 0, NULL);
-				json_int_t i = json_integer_value(json_object_get(o, "index"));
-				struct sample_result res;
-
-				if (!o || i < 0 || (size_t)i >= n || r->results[i].sample_id ||
-				    sample_result_from_json(o, &res) < 0) {
-					json_decref(o);
-					ret = fail("a worker sent a malformed result");
-					goto out;
-				}
-				json_decref(o);
-				r->results[i] = res;
-				len[k] -= (size_t)(nl + 1 - buf[k]);
-				memmove(buf[k], nl + 1, len[k]);
-				if (!r->quiet && isatty(2))
-					fprintf(stderr, "\rsandeval: lint: %zu/%zu samples", ++done, n);
-				else
-					done++;
-			}
-		}
-	}
-	if (!r->quiet && isatty(2))
-		fputc('\n', stderr);
-	if (done != n)
-		ret = fail("a worker died: %zu of %zu samples linted", done, n);
-out:
-	for (long k = 0; pids && k < r->jobs; k++) {
-		if (pfd && pfd[k].fd >= 0)
-			close(pfd[k].fd);
-		if (pids[k] > 0) {
-			if (ret)
-				kill(pids[k], SIGKILL);
-			waitpid(pids[k], NULL, 0);
-		}
-		if (buf)
-			free(buf[k]);
-	}
-	free(pfd);
-	free(pids);
-	free(buf);
-	free(len);
-	return ret;
-}
-
-static int record(const struct lint_run *r, struct sd_error *err)
-{
-	struct run_info info = { 0 };
-	struct store *st = store_open(r->db, err);
-	char *config;
+	struct sample_result *v = NULL;
+	size_t n = 0, *idx;
 	int ret = 0;
 
-	if (!st)
+	if (store_samples_load(st, run_info(run)->id, &v, &n, err) < 0)
 		return -1;
-	json_t *conf = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "command", "lint", "tasks", r->tasks_path,
-				 "samples", r->samples_path, "lint_severity", lint_severity_name(r->lint.threshold),
-				 "backend", r->lint.backend, "memory", (json_int_t)r->lint.memory);
-
-	config = conf ? json_dumps(conf, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(conf);
-	info.model = (char *)r->model;
-	info.tasks_path = (char *)r->tasks_path;
-	info.samples_path = (char *)r->samples_path;
-	info.suite_hash = (char *)r->tasks.hash;
-	info.config_json = config;
-	info.formula_version = SCORE_FORMULA_VERSION;
-	info.sandeval_version = SANDEVAL_VERSION;
-	if (!config || store_run_create(st, &info, err) < 0)
-		ret = config ? -1 : sd_error_set(err, ENOMEM, "out of memory");
-	for (size_t i = 0; ret == 0 && i < r->samples.n; i++)
-		ret = store_sample_put(st, info.id, &r->results[i], err);
+	r->results = calloc(r->samples->n + 1, sizeof(*r->results));
+	idx = calloc(n + 1, sizeof(*idx));
+	if (!r->results || !idx)
+		ret = sd_error_set(err, ENOMEM, "out of memory");
+	else if (n != r->samples->n)
+		ret = sd_error_set(err, EIO, "%zu of %zu samples linted", n, r->samples->n);
+	/* sample ids are unique within a set: find each sample's result by id */
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		idx[i] = i;
+	sort_base = v;
 	if (ret == 0)
-		ret = store_run_finish(st, info.id, epoch_ms(), err);
-	if (ret == 0 && !r->quiet)
-		fprintf(stderr, "sandeval: lint: recorded as run %s in '%s'\n", info.id, r->db);
-	free(config);
-	store_close(st);
+		qsort(idx, n, sizeof(*idx), cmp_by_id);
+	for (size_t i = 0; ret == 0 && i < r->samples->n; i++) {
+		size_t lo = 0, hi = n;
+		const char *key = r->samples->samples[i].sample_id;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(v[idx[mid]].sample_id, key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || strcmp(v[idx[lo]].sample_id, key) != 0 || !v[idx[lo]].sample_id)
+			ret = sd_error_set(err, EIO, "sample '%s' was not linted", key);
+		else
+			r->results[i] = v[idx[lo]];
+	}
+	if (ret < 0)
+		for (size_t i = 0; i < n; i++)
+			sample_result_release(&v[i]);
+	free(v);
+	free(idx);
+	if (ret < 0) {
+		free(r->results);
+		r->results = NULL;
+	}
 	return ret;
 }
 
@@ -343,9 +212,9 @@ static void put(FILE *f, const char *s)
 
 static void print_table(FILE *f, const struct lint_run *r, const struct lint_summary *sum)
 {
-	fprintf(f, "%-10s %zu, %zu task%s; threshold %s (docs/lint.md)\n", "samples", r->samples.n, r->tasks.n,
-		r->tasks.n == 1 ? "" : "s", lint_severity_name(r->lint.threshold));
-	for (size_t i = 0; i < r->samples.n; i++) {
+	fprintf(f, "%-10s %zu, %zu task%s; threshold %s (docs/lint.md)\n", "samples", r->samples->n, r->n_tasks,
+		r->n_tasks == 1 ? "" : "s", lint_severity_name(r->o.eval.lint_threshold));
+	for (size_t i = 0; i < r->samples->n; i++) {
 		const struct sample_result *res = &r->results[i];
 		const struct lint_finding *top = res->n_findings ? &res->findings[0] : NULL;
 
@@ -374,7 +243,7 @@ static int write_json(const struct lint_run *r, const struct lint_summary *sum, 
 	FILE *f;
 	int ret = 0;
 
-	for (size_t i = 0; doc && samples && i < r->samples.n; i++) {
+	for (size_t i = 0; doc && samples && i < r->samples->n; i++) {
 		json_t *j = sample_result_to_json(&r->results[i]), *keep;
 
 		if (!j)
@@ -390,7 +259,7 @@ static int write_json(const struct lint_run *r, const struct lint_summary *sum, 
 		json_decref(samples);
 		return sd_error_set(err, ENOMEM, "cannot write '%s': out of memory", r->json);
 	}
-	json_object_set_new(doc, "lint_severity", json_string(lint_severity_name(r->lint.threshold)));
+	json_object_set_new(doc, "lint_severity", json_string(lint_severity_name(r->o.eval.lint_threshold)));
 	json_object_set_new(doc, "samples", samples);
 	f = strcmp(r->json, "-") == 0 ? stdout : fopen(r->json, "we");
 	if (!f) {
@@ -407,42 +276,45 @@ static int write_json(const struct lint_run *r, const struct lint_summary *sum, 
 
 int cmd_lint(int argc, char **argv)
 {
-	struct lint_run r = { 0 };
+	struct lint_run r = { .tty = isatty(2) };
 	struct lint_summary sum = { 0 };
 	struct sd_error err = { 0 };
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct store *st = NULL;
+	struct run *run = NULL;
 	int ret;
 
-	lint_options_init(&r.lint);
-	r.jobs = ncpu > 0 ? ncpu : 1;
+	run_options_init(&r.o);
+	r.o.tests = false;
+	r.o.version = SANDEVAL_VERSION;
+	r.o.event = on_event;
+	r.o.arg = &r;
 	ret = parse_options(argc, argv, &r);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (task_set_load(r.tasks_path, &r.tasks, &err) < 0 ||
-	    sample_set_load(r.samples_path, &r.tasks, &r.samples, &err) < 0 || lint_check(&r.lint, &err) < 0) {
+	if (!(run = run_new(&r.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
 	}
+	r.samples = run_samples(run);
+	r.n_tasks = run_tasks(run)->n;
 	cmd_auto_gc();
-	if (!r.quiet)
-		fprintf(stderr, "sandeval: lint: %zu tasks, %zu samples\n", r.tasks.n, r.samples.n);
-	ret = lint_all(&r);
-	if (ret)
-		goto out;
-	if (lint_summarize(r.results, r.samples.n, &sum, &err) < 0 || (r.db && record(&r, &err) < 0) ||
+	if (!(st = store_open(r.db ? r.db : ":memory:", &err)) || run_execute(run, st, &err) < 0 ||
+	    load_results(&r, st, run, &err) < 0 || lint_summarize(r.results, NULL, r.samples->n, &sum, &err) < 0 ||
 	    (r.json && write_json(&r, &sum, &err) < 0)) {
 		ret = fail("%s", err.msg);
 		goto out;
 	}
+	if (r.db && !r.quiet)
+		fprintf(stderr, "sandeval: lint: recorded as run %s in '%s'\n", run_info(run)->id, r.db);
 	if (!r.quiet && !(r.json && strcmp(r.json, "-") == 0))
 		print_table(stdout, &r, &sum);
 out:
 	lint_summary_release(&sum);
 	if (r.results)
-		for (size_t i = 0; i < r.samples.n; i++)
+		for (size_t i = 0; i < r.samples->n; i++)
 			sample_result_release(&r.results[i]);
 	free(r.results);
-	sample_set_release(&r.samples);
-	task_set_release(&r.tasks);
+	run_free(run);
+	store_close(st);
 	return ret;
 }

@@ -190,6 +190,39 @@ he_samples() {
 	[[ -n $(sqlite3 t.db "select finished_ms from runs where id = '$id' and finished_ms > 0") ]] || flunk "run not finished"
 }
 
+@test "a resumed run keeps the timeout, memory, backend and holdout it started with; others given are refused" {
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out first.jsonl --holdout exclude --timeout 5 \
+		--memory 256M --no-lint --seed 3
+	((rc == 0)) || flunk "first run: exit $rc"
+	local id n
+	id=$(sqlite3 t.db 'select id from runs')
+	[[ -n $id ]] || flunk "no run recorded"
+	# as if it had been killed before the Fibonacci samples were recorded
+	sqlite3 t.db "PRAGMA foreign_keys = ON; delete from samples where run_id = '$id' and task_id like 'fib%';
+		update runs set finished_ms = 0 where id = '$id'"
+	n=$(sqlite3 t.db "select count(*) from samples where run_id = '$id'")
+	((n > 0)) && [[ -z $(sqlite3 t.db "select 1 from samples where task_id like 'fib%'") ]] || flunk "not a partial run: $n samples"
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --resume "$id" --timeout 9
+	((rc == 2)) && [[ $err == *"cannot resume run $id: it ran with a timeout of 5 s a test, not 9 s"* ]] ||
+		flunk "another timeout given: exit $rc: $err"
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --resume "$id" --holdout include
+	((rc == 2)) && [[ $err == *"it ran with holdout 'exclude', not 'include'"* ]] || flunk "another holdout given: exit $rc: $err"
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --resume "$id" --memory 512M
+	((rc == 2)) && [[ $err == *"it ran with 268435456 bytes of memory, not 536870912"* ]] || flunk "other memory: exit $rc: $err"
+	[[ $(sqlite3 t.db "select count(*) from samples where run_id = '$id'") == "$n" ]] || flunk "a refused resume recorded samples"
+	# nothing given: the run goes on with its own settings (the holdout test stays out, no lint)
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --resume "$id" --out resumed.jsonl
+	((rc == 0)) || flunk "resume: exit $rc: $err"
+	local names
+	names=$(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' resumed.jsonl) || flunk "no output"
+	[[ -n $names && $names != *large* ]] || flunk "the resumed samples ran the holdout test: '$names'"
+	[[ $(sqlite3 t.db "select count(*) from samples where run_id = '$id' and lint != 'none'") == 0 ]] ||
+		flunk "the resumed samples were linted"
+	diff <(jq -c '[.sample_id, .passed, [.tests[].name]]' first.jsonl | sort) \
+		<(jq -c '[.sample_id, .passed, [.tests[].name]]' resumed.jsonl | sort) >diff.txt ||
+		flunk "the resumed run's results differ from the first's: $(cat diff.txt)"
+}
+
 @test "malformed samples are reported with file, line and field, and nothing is recorded" {
 	printf '%s\n' '{"task_id": "attack/0", "completion": "    return a + b\n"}' '{"task_id": "attack/0", "completion": 7}' >bad.jsonl
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples bad.jsonl

@@ -363,7 +363,7 @@ static void test_summarize(void **state)
 	struct sd_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(lint_summarize(rs, 4, &s, &err), 0);
+	assert_int_equal(lint_summarize(rs, NULL, 4, &s, &err), 0);
 	assert_int_equal(s.n_passed, 1);
 	assert_int_equal(s.n_failed, 1);
 	assert_int_equal(s.n_unavailable, 1);
@@ -382,7 +382,7 @@ static void test_summarize(void **state)
 	/* --no-lint: no pass rate, no composite */
 	for (size_t i = 0; i < 4; i++)
 		rs[i].lint = LINT_NONE;
-	assert_int_equal(lint_summarize(rs, 4, &s, &err), 0);
+	assert_int_equal(lint_summarize(rs, NULL, 4, &s, &err), 0);
 	assert_int_equal(s.n_none, 4);
 	assert_true(isnan(s.pass_rate) && isnan(s.composite));
 	lint_summary_release(&s);

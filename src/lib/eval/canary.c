@@ -40,9 +40,8 @@ static const struct {
 _Static_assert(N_CANARIES == 2 * CANARY_PROCS, "two canaries a process");
 
 /* Evaluate canary I; "" when it came out as it must, else why not, in MSG. */
-static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t size)
+static void canary_one(size_t i, struct evaluator *ev, char *msg, size_t size)
 {
-	struct eval_options co = *o;
 	struct task t = {
 		.id = "canary", .class = "canary", .language = "python", .format = TASK_HUMANEVAL,
 		.prompt = "def f(x):\n    \"\"\"Return x plus one.\"\"\"\n", .entry_point = "f",
@@ -55,9 +54,8 @@ static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t
 	enum test_status got;
 
 	msg[0] = '\0';
-	co.timeout = canaries[i].timeout;
-	co.memory = CANARY_MEMORY;
-	if (eval_sample(&t, &s, NULL, &co, &r, &err) < 0) {
+	evaluator_set_limits(ev, canaries[i].timeout, CANARY_MEMORY);	/* in this child only */
+	if (evaluator_tests(ev, &t, &s, NULL, &r, &err) < 0) {
 		snprintf(msg, size, "canary '%s': %s", canaries[i].name, err.msg);
 		return;
 	}
@@ -72,7 +70,7 @@ static void canary_one(size_t i, const struct eval_options *o, char *msg, size_t
 	sample_result_release(&r);
 }
 
-int canary_start(struct canaries *c, const struct eval_options *o, struct sd_error *err)
+int canary_start(struct canaries *c, struct evaluator *ev, struct sd_error *err)
 {
 	int ret = 0;
 
@@ -98,8 +96,8 @@ int canary_start(struct canaries *c, const struct eval_options *o, struct sd_err
 
 			close(p[0]);
 			for (size_t i = k; i < N_CANARIES && !msg[0]; i += CANARY_PROCS)
-				canary_one(i, o, msg, sizeof(msg));
-			eval_release();
+				canary_one(i, ev, msg, sizeof(msg));
+			evaluator_free(ev);	/* this child's copy, and the zygote it started */
 			_exit(write_all(p[1], msg, strlen(msg)) < 0 ? 3 : 0);
 		}
 		close(p[1]);
@@ -144,11 +142,11 @@ int canary_finish(struct canaries *c, struct sd_error *err)
 	return ret;
 }
 
-int canary_check(const struct eval_options *o, struct sd_error *err)
+int canary_check(struct evaluator *ev, struct sd_error *err)
 {
 	struct canaries c;
 
-	if (canary_start(&c, o, err) < 0)
+	if (canary_start(&c, ev, err) < 0)
 		return -1;
 	return canary_finish(&c, err);
 }

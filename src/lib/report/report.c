@@ -290,6 +290,20 @@ void report_summary_release(struct report_summary *sum)
 
 /* --- the terminal table --- */
 
+/* The lint figures of REP's results, in the order they are reported (the
+ * classes in the order of their first sample in the samples file). */
+static int summarize_lint(const struct report *rep, struct lint_summary *ls, struct sd_error *err)
+{
+	size_t *order = NULL;
+	int ret;
+
+	if (report_order(rep, &order, err) < 0)
+		return -1;
+	ret = lint_summarize(rep->results, order, rep->n, ls, err);
+	free(order);
+	return ret;
+}
+
 /* Lint figures and the composite (docs/lint.md, docs/scoring.md): absent
  * when no sample passed or failed lint (--no-lint, every linter missing). */
 static void report_lint_table(FILE *f, const struct report *rep, double mean)
@@ -297,7 +311,7 @@ static void report_lint_table(FILE *f, const struct report *rep, double mean)
 	struct lint_summary ls;
 	struct sd_error err = { 0 };
 
-	if (lint_summarize(rep->results, rep->n, &ls, &err) < 0) {
+	if (summarize_lint(rep, &ls, &err) < 0) {
 		fprintf(f, "error: %s\n", err.msg);
 		return;
 	}
@@ -610,7 +624,7 @@ static int jlint(json_t *doc, const struct report *rep)
 	struct lint_summary ls;
 	int ret = 0;
 
-	if (lint_summarize(rep->results, rep->n, &ls, NULL) < 0)
+	if (summarize_lint(rep, &ls, NULL) < 0)
 		return -1;
 	if (ls.n_none < rep->n && json_object_set_new(doc, "lint", lint_summary_json(&ls)) < 0)
 		ret = -1;

@@ -192,7 +192,7 @@ static void tally(size_t *passed, size_t *failed, size_t *unavailable, size_t *e
 	}
 }
 
-int lint_summarize(const struct sample_result *results, size_t n, struct lint_summary *out,
+int lint_summarize(const struct sample_result *results, const size_t *index, size_t n, struct lint_summary *out,
 		   struct sd_error *err)
 {
 	struct lint_summary s = { 0 };
@@ -205,7 +205,7 @@ int lint_summarize(const struct sample_result *results, size_t n, struct lint_su
 	if (!s.classes)
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
-		const struct sample_result *r = &results[i];
+		const struct sample_result *r = &results[index ? index[i] : i];
 		const char *cls = str_or_empty(r->task_class);
 		size_t c;
 

@@ -78,10 +78,12 @@ struct lint_summary {
 	size_t n_classes;
 };
 
-/* Summarize RESULTS: counts by lint status, pass rate over passed + failed,
- * categories of the recorded findings, per task class, the composite of the
- * mean score and the pass rate. 0, or -1 on ENOMEM. */
-int lint_summarize(const struct sample_result *results, size_t n, struct lint_summary *out,
+/* Summarize N RESULTS, visited in the order INDEX gives (NULL: as they
+ * are; the classes come in the order of their first result): counts by lint
+ * status, pass rate over passed + failed, categories of the recorded
+ * findings, per task class, the composite of the mean score and the pass
+ * rate. 0, or -1 on ENOMEM. */
+int lint_summarize(const struct sample_result *results, const size_t *index, size_t n, struct lint_summary *out,
 		   struct sd_error *err);
 void lint_summary_release(struct lint_summary *s);
 

@@ -1,0 +1,38 @@
+/* pool.h - the one worker pool of the pipeline: forked workers, one job at a time each, one line back per job
+ *
+ * After git's run_processes_parallel(): the caller gives the jobs and the
+ * callbacks, the pool does the processes. Each worker is a child process,
+ * forked once and single-threaded (a sandbox's supervisor must be), that
+ * reads job numbers from a pipe, runs ops->work() for each and sends back
+ * its answer as one line. The pool's process hands jobs to workers as they
+ * become free and passes every answer to ops->done() as it arrives, so that
+ * the caller can record it at once. A worker that fails or dies, or a done()
+ * that fails, stops the pool: every worker is killed and reaped before
+ * pool_run() returns, and nothing is left open.
+ */
+#ifndef SANDEVAL_POOL_H
+#define SANDEVAL_POOL_H
+
+#include <stddef.h>
+
+#include "base/error.h"
+
+struct pool_ops {
+	/* In a worker: do job JOB and set *line to its answer (malloc'd, one
+	 * line without '\n'). 0, or -1 with *err: the pool stops with that message. */
+	int (*work)(void *arg, size_t job, char **line, struct sd_error *err);
+	/* In the pool's process: the answer LINE (LEN bytes, NUL-terminated) of
+	 * job JOB. 0, or -1 with *err to stop the pool. */
+	int (*done)(void *arg, size_t job, const char *line, size_t len, struct sd_error *err);
+	/* In a worker before it exits (may be NULL): release what work() kept
+	 * across jobs (a warm-start zygote). */
+	void (*worker_exit)(void *arg);
+};
+
+/* Run the N jobs JOBS[0..n) on at most WORKERS workers (no more than N; at
+ * least 1). 0 when every job's answer went through done(), else -1 with
+ * *err (the jobs answered until then went through done()). */
+int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n, size_t workers,
+	     struct sd_error *err);
+
+#endif

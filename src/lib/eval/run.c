@@ -1,0 +1,502 @@
+/* run.c - a whole evaluation run: load, canaries, oracle, every sample through the pool, each recorded as it finishes, resumable
+ *
+ * Processes: the caller's process loads and checks all input, runs the
+ * canaries (two children of their own, canary.c), records, and runs the pool
+ * (pool.c): --jobs workers, each evaluating the samples it is sent through
+ * the evaluator and answering with the result as one JSON line, which this
+ * process records in its own transaction as it arrives.
+ */
+#define _GNU_SOURCE
+#include "eval/run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "eval/canary.h"
+#include "eval/pool.h"
+#include "sandbox/image.h"
+
+struct run {
+	struct run_options o;
+	char image[160];		/* the run's image, pinned: NAME@sha256:HEX */
+	struct task_set tasks;
+	struct sample_set samples;
+	size_t *task_of;		/* per sample: the index of its task */
+	struct task *view;		/* per task: the tests run_options.holdout keeps */
+	json_t **expected;		/* per task: the oracle's answers, or NULL */
+	struct evaluator *ev;
+	struct store *st;
+	struct run_info info;
+	bool resumed;			/* info was read from the store (strings to release) */
+	bool loaded;			/* run_load() done */
+	bool warned;			/* this worker said it could not start warm */
+	size_t done, todo, passed;
+};
+
+static const char *const holdout_names[] = { "include", "exclude", "only" };
+
+const char *run_holdout_name(enum run_holdout h)
+{
+	return (unsigned)h < 3 ? holdout_names[h] : "?";
+}
+
+int run_holdout_parse(const char *s, enum run_holdout *out)
+{
+	for (int i = 0; i < 3; i++) {
+		if (s && strcmp(s, holdout_names[i]) == 0) {
+			*out = (enum run_holdout)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void run_options_init(struct run_options *o)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(o, 0, sizeof(*o));
+	o->tests = true;
+	o->jobs = ncpu > 0 ? (size_t)ncpu : 1;
+	evaluator_options_init(&o->eval);
+}
+
+struct run *run_new(const struct run_options *o, struct sd_error *err)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		sd_error_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->o = *o;
+	return r;
+}
+
+void run_free(struct run *r)
+{
+	if (!r)
+		return;
+	if (r->view)
+		for (size_t i = 0; i < r->tasks.n; i++)
+			free(r->view[i].tests);
+	if (r->expected)
+		for (size_t i = 0; i < r->tasks.n; i++)
+			json_decref(r->expected[i]);
+	free(r->view);
+	free(r->expected);
+	free(r->task_of);
+	if (r->ev)
+		evaluator_free(r->ev);
+	if (r->resumed)
+		run_info_release(&r->info);
+	free((char *)r->info.config_json);
+	sample_set_release(&r->samples);
+	task_set_release(&r->tasks);
+	free(r);
+}
+
+const struct run_info *run_info(const struct run *r)
+{
+	return &r->info;
+}
+
+const struct task_set *run_tasks(const struct run *r)
+{
+	return &r->tasks;
+}
+
+const struct sample_set *run_samples(const struct run *r)
+{
+	return &r->samples;
+}
+
+const struct run_options *run_options(const struct run *r)
+{
+	return &r->o;
+}
+
+static void event(struct run *r, struct run_event ev)
+{
+	if (r->o.event)
+		r->o.event(r->o.arg, r, &ev);
+}
+
+static void warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct run *r, const char *fmt, ...)
+{
+	char text[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	event(r, (struct run_event){ .kind = RUN_WARNING, .text = text });
+}
+
+/* --- before any sample --- */
+
+/* Apply the holdout choice to a copy of each task's test list (the tasks
+ * stay intact), and find each sample's task once. */
+static int make_views(struct run *r, struct sd_error *err)
+{
+	r->view = calloc(r->tasks.n + 1, sizeof(*r->view));
+	r->expected = calloc(r->tasks.n + 1, sizeof(*r->expected));
+	r->task_of = calloc(r->samples.n + 1, sizeof(*r->task_of));
+	if (!r->view || !r->expected || !r->task_of)
+		return sd_error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		const struct task *t = &r->tasks.tasks[i];
+		struct task *v = &r->view[i];
+
+		*v = *t;
+		v->tests = calloc(t->n_tests + 1, sizeof(*v->tests));
+		if (!v->tests)
+			return sd_error_set(err, ENOMEM, "out of memory");
+		v->n_tests = 0;
+		for (size_t j = 0; j < t->n_tests; j++) {
+			bool hold = t->tests[j].visibility == VIS_HOLDOUT;
+
+			if ((r->o.holdout == RUN_HOLDOUT_EXCLUDE && hold) || (r->o.holdout == RUN_HOLDOUT_ONLY && !hold))
+				continue;
+			v->tests[v->n_tests++] = t->tests[j];
+		}
+	}
+	for (size_t i = 0; i < r->samples.n; i++) {
+		const struct task *t = task_set_find(&r->tasks, r->samples.samples[i].task_id);
+
+		if (!t)
+			return sd_error_set(err, EINVAL, "sample '%s': no task '%s'", r->samples.samples[i].sample_id,
+					    r->samples.samples[i].task_id);
+		r->task_of[i] = (size_t)(t - r->tasks.tasks);
+	}
+	return 0;
+}
+
+/* Resolve the run's image and every task's own to one build each, now, so
+ * that the whole run uses the same files even if an image is rebuilt
+ * meanwhile (and a pin to a build that is not there stops it at once). */
+static int pin_images(struct run *r, struct sd_error *err)
+{
+	if (r->o.eval.image) {
+		if (image_pin(r->o.eval.image, r->image, sizeof(r->image), err) < 0)
+			return sd_error_wrap(err, "image");
+		r->o.eval.image = r->image;
+	}
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		struct task *t = &r->tasks.tasks[i];
+		char pinned[160];
+		char *copy;
+
+		if (!t->image)
+			continue;
+		if (image_pin(t->image, pinned, sizeof(pinned), err) < 0)
+			return sd_error_wrap(err, "task '%s' (%s)", t->id, t->origin ? t->origin : "?");
+		if (!(copy = strdup(pinned)))
+			return sd_error_set(err, ENOMEM, "out of memory");
+		free(t->image);
+		t->image = copy;
+	}
+	return 0;
+}
+
+/* A resumed run goes on as it started: with the image build it was pinned
+ * to, its timeout, memory, backend, holdout and lint settings. A setting
+ * the front end was given must agree with the run's; the others are taken
+ * from it (docs/run.md). */
+static int resume_config(struct run *r, struct sd_error *err)
+{
+	json_t *cfg = r->info.config_json ? json_loads(r->info.config_json, 0, NULL) : NULL;
+	struct evaluator_options *e = &r->o.eval;
+	const char *id = r->info.id, *s;
+	json_t *v;
+	int ret = -1;
+
+#define CONFLICT(flag, what, ...) do { \
+		if (r->o.given & (flag)) { \
+			sd_error_set(err, EINVAL, "cannot resume run %s: it ran with " what, id, __VA_ARGS__); \
+			goto out; \
+		} \
+	} while (0)
+	if ((s = json_string_value(json_object_get(cfg, "image"))) && strcmp(s, e->image ? e->image : "host") != 0) {
+		CONFLICT(RUN_GIVEN_IMAGE, "image '%s', not '%s'", s, e->image ? e->image : "host");
+		snprintf(r->image, sizeof(r->image), "%s", s);
+		e->image = strcmp(r->image, "host") == 0 ? NULL : r->image;
+	}
+	if (json_is_number(v = json_object_get(cfg, "timeout")) && json_number_value(v) != e->timeout) {
+		CONFLICT(RUN_GIVEN_TIMEOUT, "a timeout of %g s a test, not %g s", json_number_value(v), e->timeout);
+		e->timeout = json_number_value(v);
+	}
+	if (json_is_integer(v = json_object_get(cfg, "memory")) && (uint64_t)json_integer_value(v) != e->memory) {
+		CONFLICT(RUN_GIVEN_MEMORY, "%lld bytes of memory, not %llu", (long long)json_integer_value(v),
+			 (unsigned long long)e->memory);
+		e->memory = (uint64_t)json_integer_value(v);
+	}
+	if ((s = json_string_value(json_object_get(cfg, "backend"))) && strcmp(s, e->backend) != 0) {
+		CONFLICT(RUN_GIVEN_BACKEND, "backend '%s', not '%s'", s, e->backend);
+		e->backend = strcmp(s, "gvisor") == 0 ? "gvisor" : strcmp(s, "native") == 0 ? "native" : "?";
+		if (strcmp(e->backend, "?") == 0) {
+			sd_error_set(err, EINVAL, "cannot resume run %s: its backend '%s' is unknown", id, s);
+			goto out;
+		}
+	}
+	if ((s = json_string_value(json_object_get(cfg, "holdout"))) && strcmp(s, run_holdout_name(r->o.holdout)) != 0) {
+		enum run_holdout h;
+
+		CONFLICT(RUN_GIVEN_HOLDOUT, "holdout '%s', not '%s'", s, run_holdout_name(r->o.holdout));
+		if (run_holdout_parse(s, &h) < 0) {
+			sd_error_set(err, EINVAL, "cannot resume run %s: its holdout '%s' is unknown", id, s);
+			goto out;
+		}
+		r->o.holdout = h;
+	}
+	if (json_is_boolean(v = json_object_get(cfg, "lint")) && json_is_true(v) != e->lint) {
+		CONFLICT(RUN_GIVEN_LINT, "lint %s, not %s", json_is_true(v) ? "on" : "off", e->lint ? "on" : "off");
+		e->lint = json_is_true(v);
+	}
+	if ((s = json_string_value(json_object_get(cfg, "lint_severity"))) && lint_severity_parse(s) >= 0 &&
+	    (enum lint_severity)lint_severity_parse(s) != e->lint_threshold) {
+		CONFLICT(RUN_GIVEN_LINT_SEVERITY, "lint severity '%s', not '%s'", s, lint_severity_name(e->lint_threshold));
+		e->lint_threshold = (enum lint_severity)lint_severity_parse(s);
+	}
+#undef CONFLICT
+	ret = 0;
+out:
+	json_decref(cfg);
+	return ret;
+}
+
+/* The run to resume: the same tasks, the same samples file, its settings. */
+static int resume_check(struct run *r, struct sd_error *err)
+{
+	const char *id = r->o.resume;
+
+	if (store_run_get(r->st, id, &r->info, err) < 0)
+		return sd_error_wrap(err, "cannot resume run %s", id);
+	r->resumed = true;
+	if (strcmp(r->info.suite_hash, r->tasks.hash) != 0)
+		return sd_error_set(err, EINVAL, "cannot resume run %s: the tasks changed since (suite hash %.12s, "
+				    "now %.12s)", id, r->info.suite_hash, r->tasks.hash);
+	if (strcmp(r->info.samples_path, r->o.samples_path) != 0)
+		return sd_error_set(err, EINVAL, "cannot resume run %s: it scored '%s', not '%s'", id,
+				    r->info.samples_path, r->o.samples_path);
+	r->o.seed = r->info.seed;	/* the same property inputs as before */
+	return resume_config(r, err);
+}
+
+static char *config_json(const struct run *r)
+{
+	const struct evaluator_options *e = &r->o.eval;
+	json_t *ks = json_array(), *o;
+	char *text;
+
+	for (size_t i = 0; i < r->o.n_ks; i++)
+		json_array_append_new(ks, json_integer(r->o.ks[i]));
+	if (!r->o.tests) {
+		json_decref(ks);
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "command", "lint", "tasks", r->o.tasks_path,
+			      "samples", r->o.samples_path, "lint_severity", lint_severity_name(e->lint_threshold),
+			      "backend", e->backend, "memory", (json_int_t)e->lint_memory);
+	} else {
+		o = json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s, s:f, s:I, s:s, s:I, s:b, s:s, s:s}",
+			      "tasks", r->o.tasks_path, "samples", r->o.samples_path, "model", r->o.model,
+			      "jobs", (json_int_t)r->o.jobs, "k", ks, "holdout", run_holdout_name(r->o.holdout),
+			      "timeout", e->timeout, "memory", (json_int_t)e->memory, "backend", e->backend,
+			      "seed", (json_int_t)r->o.seed, "lint", e->lint,
+			      "lint_severity", lint_severity_name(e->lint_threshold),
+			      "image", e->image ? e->image : "host");
+	}
+	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return text;
+}
+
+static int64_t epoch_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static int create_record(struct run *r, struct sd_error *err)
+{
+	r->info.model = (char *)r->o.model;
+	r->info.tasks_path = (char *)r->o.tasks_path;
+	r->info.samples_path = (char *)r->o.samples_path;
+	r->info.suite_hash = r->tasks.hash;
+	r->info.config_json = config_json(r);
+	r->info.seed = r->o.seed;
+	r->info.formula_version = SCORE_FORMULA_VERSION;
+	r->info.sandeval_version = (char *)(r->o.version ? r->o.version : "");
+	if (!r->info.config_json)
+		return sd_error_set(err, ENOMEM, "out of memory");
+	return store_run_create(r->st, &r->info, err);
+}
+
+/* --- the samples, through the pool --- */
+
+static int work(void *arg, size_t i, char **line, struct sd_error *err)
+{
+	struct run *r = arg;
+	const struct sample *s = &r->samples.samples[i];
+	size_t ti = r->task_of[i];
+	struct sample_result res;
+	json_t *j;
+	int ret = r->o.tests ? evaluator_sample(r->ev, &r->view[ti], s, r->expected[ti], &res, err)
+			     : evaluator_lint(r->ev, &r->tasks.tasks[ti], s, &res, err);
+
+	if (ret < 0)
+		return sd_error_wrap(err, "sample '%s'", s->sample_id);
+	if (r->o.tests && !r->warned && evaluator_warm_error(r->ev)) {
+		warn(r, "no warm start (%s): every sample starts python3 afresh", evaluator_warm_error(r->ev));
+		r->warned = true;
+	}
+	j = sample_result_to_json(&res);
+	*line = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	sample_result_release(&res);
+	return *line ? 0 : sd_error_set(err, ENOMEM, "out of memory");
+}
+
+static int done(void *arg, size_t i, const char *line, size_t len, struct sd_error *err)
+{
+	struct run *r = arg;
+	json_t *o = json_loadb(line, len, 0, NULL);
+	struct sample_result res;
+	int ret;
+
+	(void)i;
+	if (!o || sample_result_from_json(o, &res) < 0) {
+		json_decref(o);
+		return sd_error_set(err, EPROTO, "a worker sent a malformed result");
+	}
+	json_decref(o);
+	ret = store_sample_put(r->st, r->info.id, &res, err);
+	if (ret == 0) {
+		r->passed += res.passed;
+		r->done++;
+		event(r, (struct run_event){ .kind = RUN_PROGRESS, .done = r->done, .total = r->todo,
+					     .passed = r->passed });
+	}
+	sample_result_release(&res);
+	return ret < 0 ? sd_error_wrap(err, "cannot record a result") : 0;
+}
+
+static void worker_exit(void *arg)
+{
+	struct run *r = arg;
+
+	evaluator_free(r->ev);
+	r->ev = NULL;
+}
+
+/* Evaluate every sample not yet recorded, --jobs at a time. */
+static int evaluate(struct run *r, struct sd_error *err)
+{
+	static const struct pool_ops ops = { .work = work, .done = done, .worker_exit = worker_exit };
+	size_t *queue = calloc(r->samples.n + 1, sizeof(*queue));
+	int ret = 0;
+
+	if (!queue)
+		return sd_error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->samples.n && ret == 0; i++) {
+		int d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
+
+		if (d < 0)
+			ret = -1;
+		else if (!d)
+			queue[r->todo++] = i;
+	}
+	if (ret == 0) {
+		event(r, (struct run_event){ .kind = RUN_PROGRESS, .total = r->todo });
+		ret = pool_run(&ops, r, queue, r->todo, r->o.jobs, err);
+	}
+	free(queue);
+	return ret;
+}
+
+/* --- the run --- */
+
+static int start_evaluator(struct run *r, struct sd_error *err)
+{
+	r->o.eval.seed = r->o.seed;
+	r->ev = evaluator_new(&r->o.eval, err);
+	return r->ev ? 0 : -1;
+}
+
+/* The canaries, the test code taken apart meanwhile, then the oracles. */
+static int prepare_tests(struct run *r, struct sd_error *err)
+{
+	struct canaries canaries;
+	struct sd_error e = { 0 };
+
+	if (canary_start(&canaries, r->ev, err) < 0)
+		return -1;
+	/* HumanEval/MBPP test code taken apart once here, not in every sample */
+	if (evaluator_prepare(r->ev, r->tasks.tasks, r->tasks.n, &e) < 0)
+		warn(r, "%s (each sample parses its tests itself)", e.msg);
+	if (make_views(r, err) < 0) {
+		canary_finish(&canaries, NULL);
+		return -1;
+	}
+	event(r, (struct run_event){ .kind = RUN_LOADED });
+	if (canary_finish(&canaries, err) < 0 || evaluator_check_lint(r->ev, err) < 0)
+		return -1;
+	for (size_t i = 0; i < r->tasks.n; i++)
+		if (evaluator_oracle(r->ev, &r->view[i], &r->expected[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+int run_load(struct run *r, struct sd_error *err)
+{
+	if (r->loaded)
+		return 0;
+	if (task_set_load(r->o.tasks_path, &r->tasks, err) < 0 ||
+	    sample_set_load(r->o.samples_path, &r->tasks, &r->samples, err) < 0 || pin_images(r, err) < 0)
+		return -1;
+	r->loaded = true;
+	return 0;
+}
+
+int run_execute(struct run *r, struct store *st, struct sd_error *err)
+{
+	r->st = st;
+	if (run_load(r, err) < 0)
+		return -1;
+	if (r->o.resume) {
+		if (resume_check(r, err) < 0)
+			return -1;
+	} else if (!r->o.seed_given) {
+		char hex[17];
+
+		if (random_hex(hex, 6, err) < 0)
+			return -1;
+		r->o.seed = strtoll(hex, NULL, 16);
+	}
+	if (start_evaluator(r, err) < 0)
+		return -1;
+	if (r->o.tests) {
+		if (prepare_tests(r, err) < 0)
+			return -1;
+	} else {
+		if (make_views(r, err) < 0 || evaluator_check_lint(r->ev, err) < 0)
+			return -1;
+		event(r, (struct run_event){ .kind = RUN_LOADED });
+	}
+	if (!r->o.resume && create_record(r, err) < 0)
+		return -1;
+	event(r, (struct run_event){ .kind = RUN_STARTED, .resumed = r->o.resume != NULL });
+	if (evaluate(r, err) < 0)
+		return sd_error_wrap(err, "run %s (finished samples are recorded: it can be resumed)", r->info.id);
+	r->info.finished_ms = epoch_ms();
+	return store_run_finish(st, r->info.id, r->info.finished_ms, err);
+}

@@ -1,0 +1,110 @@
+/* run.h - a whole evaluation run: load, canaries, oracle, every sample through the pool, each recorded as it finishes, resumable
+ *
+ * What `sandeval run` and `sandeval lint` do, as a library call (crun's
+ * libcrun_container_run): the front end parses its arguments into
+ * run_options, opens the store, and calls run_execute(); it hears what
+ * happens through one callback (loaded, started, progress, warnings) and
+ * reports the results from the store afterwards. The steps, in order:
+ *
+ *   1. load the tasks and samples; pin every image to one build;
+ *   2. start the canaries (canary.h) while the test code is taken apart
+ *      (evaluator_prepare); on --resume, first check that the run is the
+ *      same one and take its settings (run_options.given);
+ *   3. wait for the canaries (a wrong one stops the run before any score);
+ *      run each task's oracle;
+ *   4. record the run (its config, seed, suite hash, formula version);
+ *   5. evaluate every sample not yet recorded, --jobs at a time (pool.h),
+ *      each in a fresh sandbox, and record each result in its own
+ *      transaction as it arrives: a killed run loses nothing finished;
+ *   6. mark the run finished.
+ *
+ * A lint-only run (run_options.tests false) skips the canaries, the test
+ * code and the oracle, and lints each sample instead (config "command": "lint").
+ */
+#ifndef SANDEVAL_RUN_H
+#define SANDEVAL_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "eval/evaluator.h"
+#include "store/store.h"
+#include "suite/task.h"
+
+enum run_holdout { RUN_HOLDOUT_INCLUDE, RUN_HOLDOUT_EXCLUDE, RUN_HOLDOUT_ONLY };
+
+/* Settings the front end was given explicitly: a resumed run takes the
+ * others from its own config, and refuses these when they differ from it. */
+enum {
+	RUN_GIVEN_TIMEOUT = 1 << 0,
+	RUN_GIVEN_MEMORY = 1 << 1,
+	RUN_GIVEN_BACKEND = 1 << 2,
+	RUN_GIVEN_IMAGE = 1 << 3,
+	RUN_GIVEN_HOLDOUT = 1 << 4,
+	RUN_GIVEN_LINT = 1 << 5,
+	RUN_GIVEN_LINT_SEVERITY = 1 << 6,
+};
+
+struct run;
+
+enum run_event_kind {
+	RUN_LOADED,		/* tasks and samples are loaded (run_tasks, run_samples) */
+	RUN_STARTED,		/* the run is recorded, or found to resume (run_info: id, seed) */
+	RUN_PROGRESS,		/* a sample was recorded: done of total, passed */
+	RUN_WARNING,		/* TEXT: something the user should know; the run goes on */
+};
+
+struct run_event {
+	enum run_event_kind kind;
+	size_t done, total, passed;	/* RUN_PROGRESS (also sent once with done 0) */
+	bool resumed;			/* RUN_STARTED */
+	const char *text;		/* RUN_WARNING */
+};
+
+struct run_options {
+	const char *tasks_path;		/* HumanEval/MBPP JSONL or a native suite directory (task.h) */
+	const char *samples_path;
+	const char *model;		/* recorded; NULL: none */
+	enum run_holdout holdout;	/* which tests of the tasks run */
+	const char *resume;		/* finish this run instead of starting one */
+	unsigned given;			/* RUN_GIVEN_* */
+	bool tests;			/* run the tests (default); false: lint only */
+	size_t jobs;			/* samples at once (default: the number of CPUs) */
+	long long seed;			/* of property inputs; random unless seed_given */
+	bool seed_given;
+	const int *ks;			/* pass@k values asked for: recorded in the config */
+	size_t n_ks;
+	struct evaluator_options eval;
+	const char *version;		/* sandeval's, recorded with the run */
+	void (*event)(void *arg, const struct run *run, const struct run_event *ev);	/* may be NULL */
+	void *arg;
+};
+
+void run_options_init(struct run_options *o);
+
+/* A run of *O (copied; its strings must outlive the run). NULL on ENOMEM. */
+struct run *run_new(const struct run_options *o, struct sd_error *err);
+void run_free(struct run *r);
+
+/* Step 1 alone: load the tasks and samples and pin the images (before the
+ * front end opens its store, so that bad input stops it first). 0, or -1
+ * with "FILE:LINE: field ..." in *err. run_execute() does it if not done. */
+int run_load(struct run *r, struct sd_error *err);
+/* Do the whole run, recording it in ST. 0 when every sample is recorded
+ * and the run finished; -1 with *err otherwise (bad input, a wrong canary,
+ * the evaluator or the store failing). What was recorded stays: the run can
+ * be resumed with its id (run_info, once RUN_STARTED was sent). */
+int run_execute(struct run *r, struct store *st, struct sd_error *err);
+
+const struct run_info *run_info(const struct run *r);
+const struct task_set *run_tasks(const struct run *r);
+const struct sample_set *run_samples(const struct run *r);
+/* The options in force: a resumed run's own settings once RUN_STARTED was sent. */
+const struct run_options *run_options(const struct run *r);
+
+const char *run_holdout_name(enum run_holdout h);
+/* "include", "exclude", "only" -> *out; -1 for anything else. */
+int run_holdout_parse(const char *s, enum run_holdout *out);
+
+#endif
