@@ -282,11 +282,14 @@ he_samples() {
 	((rc == 0)) || flunk "full: exit $rc"
 	[[ -z $(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' full.out.jsonl) ]] ||
 		flunk "full MBPP references that failed: $(jq -r 'select(.passed | not) | .task_id' full.out.jsonl)"
-	[[ $(jq -s length full.out.jsonl) == 974 ]] || flunk "not 974 results"
+	[[ $(jq -s length full.out.jsonl) == 974 && $(jq -s 'map(.sample_id) | unique | length' full.out.jsonl) == 974 ]] ||
+		flunk "full: not one result for each of the 974 samples"
 	rm -f t.db
 	run_eval --tasks "$DATA/mbpp/sanitized-mbpp.json" --samples sanitized.jsonl --out san.out.jsonl --timeout 10 --no-lint
 	((rc == 0)) && [[ $(jq -s 'map(select(.passed)) | length' san.out.jsonl) == 427 ]] ||
 		flunk "sanitized: exit $rc, $(jq -s 'map(select(.passed)) | length' san.out.jsonl)/427 passed"
+	[[ $(jq -s 'map(.sample_id) | unique | length' san.out.jsonl) == 427 && $(jq -s length san.out.jsonl) == 427 ]] ||
+		flunk "sanitized: not one result for each of the 427 samples"
 }
 
 @test "the example suite: memoized Fibonacci passes against the iterative reference, the off-by-one fails" {
