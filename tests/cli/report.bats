@@ -80,6 +80,17 @@ browse() {
 		</dev/null 2>chrome.err
 }
 
+# caught WHAT ARG...: report-check.py ARG... finds the defect of a broken
+# input: exit 1 with a "report-check: WHAT" line (a regex) and no traceback.
+# A crash of the checker also exits 1, and is no catch.
+caught() {
+	local want=$1 st
+	shift
+	python3 "$CHECK" "$@" 2>check.err && st=0 || st=$?
+	((st == 1)) && grep -qE -- "^report-check: $want" check.err && ! grep -q Traceback check.err ||
+		flunk "report-check $* did not report '$want' (exit $st): $(cat check.err)"
+}
+
 # The page's console said nothing: no script error, no blocked or failed load.
 console_clean() {
 	local bad
@@ -189,7 +200,7 @@ console_clean() {
 	# what has data is drawn; what is missing says so instead of faking it
 	local c
 	for c in trend-mean trend-pass1 trend-cpu score-histogram rouge-vs-score; do
-		! python3 "$CHECK" empty dom.html "$c" 2>/dev/null || flunk "chart '$c' is empty"
+		caught "chart '$c' is not empty \([1-9][0-9]* marks\)" empty dom.html "$c"
 	done
 	if ((LINTED == 0)); then
 		for c in trend-lint trend-composite lint-categories; do
@@ -237,15 +248,16 @@ console_clean() {
 	</body></html>
 	EOF
 	browse "$BATS_TEST_TMPDIR/bad.html" --dump-dom >dom.html || flunk "chromium failed"
-	! console_clean 2>/dev/null || flunk "a script error went unnoticed: $(cat chrome.err)"
-	! python3 "$CHECK" net net.json 2>/dev/null || flunk "a request went unnoticed"
-	python3 "$CHECK" dom dom.html trend-mean score-histogram lint-categories 2>check.err && flunk "a broken DOM passed"
-	grep -q "script" check.err && grep -q "'trend-mean' draws nothing" check.err &&
+	! console_clean 2>/dev/null && grep -q no_such_function chrome.err ||
+		flunk "a script error went unnoticed: $(cat chrome.err)"
+	caught "the page requested 'http://127\.0\.0\.1:9/x\.png'" net net.json
+	caught "1 <script> element" dom dom.html trend-mean score-histogram lint-categories
+	grep -q "'trend-mean' draws nothing" check.err &&
 		grep -q "'score-histogram' does not start with a <title>" check.err &&
 		grep -q "'lint-categories' is missing" check.err || flunk "not every fault was found: $(cat check.err)"
 	printf '<!DOCTYPE html><html><body></body></html>' >blank.html
 	browse "$BATS_TEST_TMPDIR/blank.html" --screenshot="$BATS_TEST_TMPDIR/blank.png" >/dev/null || flunk "chromium failed"
-	! python3 "$CHECK" png blank.png 1280 2000 2>/dev/null || flunk "a blank screenshot passed"
+	caught "'blank\.png' is blank" png blank.png 1280 2000
 	echo "not a png" >fake.png
-	! python3 "$CHECK" png fake.png 1280 2000 2>/dev/null || flunk "a file that is no PNG passed"
+	caught "'fake\.png' is not a PNG" png fake.png 1280 2000
 }
