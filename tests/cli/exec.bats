@@ -202,9 +202,11 @@ teardown() {
 }
 
 @test "a child holding stdout open does not keep the run alive" {
-	probe --wall-time 5 -- orphan 1000 "$TAG"
+	# the run ends with the program; waiting for the orphan's end of stdout,
+	# it would last until the wall limit fired (a limit event)
+	probe --wall-time 30 -- orphan 1000 "$TAG"
 	expect_status ok
-	((elapsed_ms < 3000)) || flunk "run took ${elapsed_ms} ms: waited for the orphan"
+	j '[.events[].phase] | index("limit")' | grep -qx null || flunk "a limit fired: the run waited for the orphan"
 	[[ -z $(tagged_pids "$TAG") ]] || flunk "orphan still running after sandeval returned"
 }
 
@@ -625,13 +627,27 @@ print(s.accept()[0].recv(4).decode())'
 
 # ---------------------------------------------------------------- limits
 
+# No upper bounds on time here: they fail on a loaded machine. How soon a
+# limit fires and sandeval returns is measured by bench/limits.sh. What
+# stays: the status (the CPU limit fired, not the wall limit), lower bounds
+# (a limit did not fire early), and that the figures are within what the host
+# saw (wall_ms no longer than sandeval took, cpu_ms no more than that times
+# the CPUs): no figure in the wrong unit.
+assert_times_sane() {
+	local wall cpu ncpu
+	wall=$(j .wall_ms) cpu=$(j .cpu_ms) ncpu=$(getconf _NPROCESSORS_ONLN)
+	[[ $wall =~ ^[0-9]+$ && $cpu =~ ^[0-9]+$ ]] || flunk "wall_ms '$wall', cpu_ms '$cpu'"
+	((wall <= elapsed_ms)) || flunk "wall_ms $wall, but sandeval took $elapsed_ms ms"
+	((cpu <= elapsed_ms * ncpu)) || flunk "cpu_ms $cpu, but sandeval took $elapsed_ms ms on $ncpu CPUs"
+}
+
 @test "an infinite CPU loop ends as cpu_limit" {
 	probe --cpu-time 0.5 --wall-time 5 -- cpuloop
 	expect_status cpu_limit
 	local cpu
 	cpu=$(j .cpu_ms)
-	((cpu >= 400 && cpu <= 2000)) || flunk "cpu_ms $cpu for a 0.5 s limit"
-	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms"
+	((cpu >= 400)) || flunk "cpu_ms $cpu for a 0.5 s limit"
+	assert_times_sane
 	j '[.events[].phase] | index("limit") != null' | grep -qx true || flunk "no limit event"
 }
 
@@ -640,13 +656,13 @@ print(s.accept()[0].recv(4).decode())'
 	expect_status cpu_limit
 }
 
-@test "sleeping past the wall time ends as wall_limit, promptly" {
+@test "sleeping past the wall time ends as wall_limit" {
 	probe --wall-time 1 -- sleep 30
 	expect_status wall_limit
 	local wall
 	wall=$(j .wall_ms)
-	((wall >= 950 && wall < 2500)) || flunk "wall_ms $wall for a 1 s limit"
-	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+	((wall >= 950)) || flunk "wall_ms $wall for a 1 s limit"
+	assert_times_sane
 	probe --wall-time 0.5 -- sleep 30
 	expect_status wall_limit
 }
@@ -654,7 +670,8 @@ print(s.accept()[0].recv(4).decode())'
 @test "a program that blocks signals is still stopped at the wall time" {
 	probe --cpu-time 30 --wall-time 1 -- sigblock-spin
 	expect_status wall_limit
-	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+	(($(j .wall_ms) >= 950)) || flunk "wall_ms $(j .wall_ms) for a 1 s limit"
+	assert_times_sane
 }
 
 @test "the times are measured" {
@@ -662,8 +679,10 @@ print(s.accept()[0].recv(4).decode())'
 	expect_status ok
 	local wall cpu
 	wall=$(j .wall_ms) cpu=$(j .cpu_ms)
-	((wall >= 500 && wall < 2000)) || flunk "wall_ms $wall for a 0.5 s sleep"
-	((cpu >= 0 && cpu < 300)) || flunk "cpu_ms $cpu for a sleep"
+	((wall >= 500)) || flunk "wall_ms $wall for a 0.5 s sleep"
+	assert_times_sane
+	# a sleep is not counted as CPU time: far less than the wall time
+	((cpu >= 0 && 2 * cpu < wall)) || flunk "cpu_ms $cpu for a sleep of wall_ms $wall"
 }
 
 @test "a memory hog ends as memory_limit" {
@@ -700,8 +719,7 @@ print(s.accept()[0].recv(4).decode())'
 	local n
 	n=$(jq -j .stdout <<<"$json" | wc -c)
 	((n > 0 && n <= 65536)) || flunk "kept $n bytes of stdout for --output 64K"
-	jq -j .stdout <<<"$json" | tr -d x | grep -q . && flunk "kept stdout is not the program's bytes"
-	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms: the flood was not stopped"
+	if jq -j .stdout <<<"$json" | tr -d x | grep -q .; then flunk "kept stdout is not the program's bytes"; fi
 }
 
 @test "sandeval's own memory stays bounded under a 512 MiB flood" {
@@ -798,7 +816,6 @@ print(s.accept()[0].recv(4).decode())'
 	[[ -n $st ]] || flunk "no status"
 	[[ $st != sandbox_error ]] || flunk "sandbox_error"
 	[[ $st != ok ]] || flunk "a fork bomb ended ok"
-	((elapsed_ms < 5000)) || flunk "sandeval returned after ${elapsed_ms} ms for --wall-time 3"
 	[[ -z $(tagged_pids "$TAG") ]] || flunk "fork bomb processes left: $(tagged_pids "$TAG" | wc -l)"
 	kill -0 "$CANARY_PID" || flunk "a host process died"
 	/bin/true || flunk "the host cannot start a process"
