@@ -76,8 +76,10 @@ teardown() {
 	probe -- exit 0
 	local first
 	first=$(j .sandbox_id)
+	[[ $first =~ ^[0-9a-f]{32}$ ]] || flunk "sandbox_id '$first'"
 	probe -- exit 0
-	[[ $(j .sandbox_id) != "$first" ]] || flunk "two runs share sandbox_id $first"
+	[[ $(j .sandbox_id) =~ ^[0-9a-f]{32}$ && $(j .sandbox_id) != "$first" ]] ||
+		flunk "two runs share sandbox_id $first, or the second has none"
 }
 
 @test "limits report the defaults, each with a mechanism" {
@@ -201,9 +203,11 @@ teardown() {
 }
 
 @test "a child holding stdout open does not keep the run alive" {
-	probe --wall-time 5 -- orphan 1000 "$TAG"
+	# the run ends with the program; waiting for the orphan's end of stdout,
+	# it would last until the wall limit fired (a limit event)
+	probe --wall-time 30 -- orphan 1000 "$TAG"
 	expect_status ok
-	((elapsed_ms < 3000)) || flunk "run took ${elapsed_ms} ms: waited for the orphan"
+	j '[.events[].phase] | index("limit")' | grep -qx null || flunk "a limit fired: the run waited for the orphan"
 	[[ -z $(tagged_pids "$TAG") ]] || flunk "orphan still running after sandeval returned"
 }
 
@@ -251,6 +255,8 @@ teardown() {
 	wait "$SBX_PID" || true
 	SBX_PID=
 	echo "host Uid: $uids  Gid: $gids" >&2
+	# the loops below check each uid: none read is no pass
+	[[ -n $uids && -n $gids ]] || flunk "cannot read the Uid and Gid of host pid $pid"
 	for u in $uids $gids; do
 		[[ $u != 0 ]] || flunk "the program runs as host uid/gid 0 (Uid: $uids, Gid: $gids)"
 	done
@@ -296,6 +302,10 @@ teardown() {
 	wait "$SBX_PID" || true
 	SBX_PID=
 	probe -- read-file /proc/self/cgroup
+	# read, and not empty (an empty or failed read shows no host path either);
+	# gVisor's /proc/self/cgroup is empty (runsc 20221219)
+	[[ $(j .status) == ok ]] && { is_gvisor || [[ -n $(out) ]]; } ||
+		case_fail "reading /proc/self/cgroup: $(j .status): $(out | tr '\n' ' ')"
 	out | grep -qv ':/$' && case_fail "/proc/self/cgroup shows host cgroup paths: $(out | tr '\n' ' ')"
 	report_cases
 }
@@ -356,7 +366,10 @@ teardown() {
 			case_fail "$path: want ENOENT, got $(j .status): $(out | head -5 | tr '\n' ' ')"
 	done
 	HOST_FILE=$(mktemp /tmp/sandeval-host-marker.XXXXXX)
-	probe -- ls /tmp
+	# the listing works (it shows the sandbox's own file), and the host's is not in it
+	sbx --file "$IN_PROBE=$PROBE" -- /bin/sh -c "$IN_PROBE write-file /tmp/inside-$TAG 1 && $IN_PROBE ls /tmp"
+	[[ $(j .status) == ok ]] && out | grep -qx "inside-$TAG" ||
+		case_fail "ls /tmp did not list the sandbox's own file: $(j .status): $(out | tr '\n' ' ')"
 	out | grep -qx "${HOST_FILE#/tmp/}" && case_fail "host /tmp file '$HOST_FILE' visible in the sandbox's /tmp"
 	report_cases
 }
@@ -453,8 +466,9 @@ teardown() {
 	before=$(cat /proc/sys/kernel/core_pattern)
 	probe -- write-proc-sys
 	expect_status nonzero_exit
-	[[ $(kv core_pattern) != ok ]] || flunk "core_pattern opened for writing"
-	[[ $(kv sysrq_trigger) != ok ]] || flunk "sysrq-trigger opened for writing"
+	# each open failed with an errno (a missing line is no refusal)
+	[[ $(kv core_pattern) =~ ^E[A-Z0-9]+$ ]] || flunk "core_pattern opened for writing, or not tried: $(out)"
+	[[ $(kv sysrq_trigger) =~ ^E[A-Z0-9]+$ ]] || flunk "sysrq-trigger opened for writing, or not tried: $(out)"
 	assert_eq "$(cat /proc/sys/kernel/core_pattern)" "$before" "host core_pattern"
 }
 
@@ -614,13 +628,27 @@ print(s.accept()[0].recv(4).decode())'
 
 # ---------------------------------------------------------------- limits
 
+# No upper bounds on time here: they fail on a loaded machine. How soon a
+# limit fires and sandeval returns is measured by bench/limits.sh. What
+# stays: the status (the CPU limit fired, not the wall limit), lower bounds
+# (a limit did not fire early), and that the figures are within what the host
+# saw (wall_ms no longer than sandeval took, cpu_ms no more than that times
+# the CPUs): no figure in the wrong unit.
+assert_times_sane() {
+	local wall cpu ncpu
+	wall=$(j .wall_ms) cpu=$(j .cpu_ms) ncpu=$(getconf _NPROCESSORS_ONLN)
+	[[ $wall =~ ^[0-9]+$ && $cpu =~ ^[0-9]+$ ]] || flunk "wall_ms '$wall', cpu_ms '$cpu'"
+	((wall <= elapsed_ms)) || flunk "wall_ms $wall, but sandeval took $elapsed_ms ms"
+	((cpu <= elapsed_ms * ncpu)) || flunk "cpu_ms $cpu, but sandeval took $elapsed_ms ms on $ncpu CPUs"
+}
+
 @test "an infinite CPU loop ends as cpu_limit" {
 	probe --cpu-time 0.5 --wall-time 5 -- cpuloop
 	expect_status cpu_limit
 	local cpu
 	cpu=$(j .cpu_ms)
-	((cpu >= 400 && cpu <= 2000)) || flunk "cpu_ms $cpu for a 0.5 s limit"
-	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms"
+	((cpu >= 400)) || flunk "cpu_ms $cpu for a 0.5 s limit"
+	assert_times_sane
 	j '[.events[].phase] | index("limit") != null' | grep -qx true || flunk "no limit event"
 }
 
@@ -629,13 +657,13 @@ print(s.accept()[0].recv(4).decode())'
 	expect_status cpu_limit
 }
 
-@test "sleeping past the wall time ends as wall_limit, promptly" {
+@test "sleeping past the wall time ends as wall_limit" {
 	probe --wall-time 1 -- sleep 30
 	expect_status wall_limit
 	local wall
 	wall=$(j .wall_ms)
-	((wall >= 950 && wall < 2500)) || flunk "wall_ms $wall for a 1 s limit"
-	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+	((wall >= 950)) || flunk "wall_ms $wall for a 1 s limit"
+	assert_times_sane
 	probe --wall-time 0.5 -- sleep 30
 	expect_status wall_limit
 }
@@ -643,7 +671,8 @@ print(s.accept()[0].recv(4).decode())'
 @test "a program that blocks signals is still stopped at the wall time" {
 	probe --cpu-time 30 --wall-time 1 -- sigblock-spin
 	expect_status wall_limit
-	((elapsed_ms < 3000)) || flunk "sandeval took ${elapsed_ms} ms"
+	(($(j .wall_ms) >= 950)) || flunk "wall_ms $(j .wall_ms) for a 1 s limit"
+	assert_times_sane
 }
 
 @test "the times are measured" {
@@ -651,8 +680,10 @@ print(s.accept()[0].recv(4).decode())'
 	expect_status ok
 	local wall cpu
 	wall=$(j .wall_ms) cpu=$(j .cpu_ms)
-	((wall >= 500 && wall < 2000)) || flunk "wall_ms $wall for a 0.5 s sleep"
-	((cpu >= 0 && cpu < 300)) || flunk "cpu_ms $cpu for a sleep"
+	((wall >= 500)) || flunk "wall_ms $wall for a 0.5 s sleep"
+	assert_times_sane
+	# a sleep is not counted as CPU time: far less than the wall time
+	((cpu >= 0 && 2 * cpu < wall)) || flunk "cpu_ms $cpu for a sleep of wall_ms $wall"
 }
 
 @test "a memory hog ends as memory_limit" {
@@ -689,8 +720,7 @@ print(s.accept()[0].recv(4).decode())'
 	local n
 	n=$(jq -j .stdout <<<"$json" | wc -c)
 	((n > 0 && n <= 65536)) || flunk "kept $n bytes of stdout for --output 64K"
-	jq -j .stdout <<<"$json" | tr -d x | grep -q . && flunk "kept stdout is not the program's bytes"
-	((elapsed_ms < 4000)) || flunk "took ${elapsed_ms} ms: the flood was not stopped"
+	if jq -j .stdout <<<"$json" | tr -d x | grep -q .; then flunk "kept stdout is not the program's bytes"; fi
 }
 
 @test "sandeval's own memory stays bounded under a 512 MiB flood" {
@@ -782,9 +812,11 @@ print(s.accept()[0].recv(4).decode())'
 	CANARY_PID=$!
 	probe --pids 16 --cpu-time 1 --wall-time 3 -- forkbomb "$TAG"
 	assert_json
-	[[ $(j .status) != sandbox_error ]] || flunk "sandbox_error"
-	[[ $(j .status) != ok ]] || flunk "a fork bomb ended ok"
-	((elapsed_ms < 5000)) || flunk "sandeval returned after ${elapsed_ms} ms for --wall-time 3"
+	local st
+	st=$(j '.status | strings')
+	[[ -n $st ]] || flunk "no status"
+	[[ $st != sandbox_error ]] || flunk "sandbox_error"
+	[[ $st != ok ]] || flunk "a fork bomb ended ok"
 	[[ -z $(tagged_pids "$TAG") ]] || flunk "fork bomb processes left: $(tagged_pids "$TAG" | wc -l)"
 	kill -0 "$CANARY_PID" || flunk "a host process died"
 	/bin/true || flunk "the host cannot start a process"
@@ -829,20 +861,33 @@ print(s.accept()[0].recv(4).decode())'
 @test "runs leave no process, cgroup, mount or file behind" {
 	"$SANDEVAL" gc >/dev/null 2>&1 || true
 	snapshot_host
-	local ids=()
+	local ids=() uids=()
 	probe -- exit 0
 	expect_status ok
-	ids+=("$(j .sandbox_id)")
+	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	probe --cpu-time 0.3 -- cpuloop "$TAG"
 	expect_status cpu_limit
-	ids+=("$(j .sandbox_id)")
+	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	probe --memory 32M -- memhog 128 "$TAG"
-	ids+=("$(j .sandbox_id)")
+	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	probe --wall-time 0.5 -- daemon 1000 "$TAG"
-	ids+=("$(j .sandbox_id)")
+	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	probe --output 4K -- flood 0 "$TAG"
-	ids+=("$(j .sandbox_id)")
+	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	[[ -z $(tagged_pids "$TAG") ]] || flunk "processes left: $(tagged_pids "$TAG")"
+	# Any process of a run's host uid, whatever its argv: the probe's argv[0]
+	# finds the program and its children only, not init (a fork of sandeval,
+	# with sandeval's argv) nor anything exec'ing another binary. As in
+	# kill_mid_run: as root on the native backend, where each run has a uid of
+	# its own (as a user, the runs share the user's uid; gVisor runs as nobody).
+	if is_root && ! is_gvisor; then
+		local uid left
+		for uid in "${uids[@]}"; do
+			[[ $uid =~ ^[0-9]+$ ]] || flunk "a run's result has no isolation.host_uid: '$uid'"
+			left=$(pids_of_uid "$uid")
+			[[ -z $left ]] || flunk "processes of the sandbox host uid $uid left: $left"
+		done
+	fi
 	assert_no_residue "${ids[@]}"
 }
 

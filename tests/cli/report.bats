@@ -77,6 +77,17 @@ browse() {
 		</dev/null 2>chrome.err
 }
 
+# caught WHAT ARG...: report-check.py ARG... finds the defect of a broken
+# input: exit 1 with a "report-check: WHAT" line (a regex) and no traceback.
+# A crash of the checker also exits 1, and is no catch.
+caught() {
+	local want=$1 st
+	shift
+	python3 "$CHECK" "$@" 2>check.err && st=0 || st=$?
+	((st == 1)) && grep -qE -- "^report-check: $want" check.err && ! grep -q Traceback check.err ||
+		flunk "report-check $* did not report '$want' (exit $st): $(cat check.err)"
+}
+
 # The page's console said nothing: no script error, no blocked or failed load.
 console_clean() {
 	local bad
@@ -99,9 +110,6 @@ console_clean() {
 	has "^  wall time +[0-9.]+ s +[0-9.]+ s +[-+0-9]+% [v^=]$"
 	has "^  peak memory +[0-9.]+ MiB +[0-9.]+ MiB +[-+0-9]*%? ?[v^=]$"
 	for cls in recursion loops strings math; do has "^class $cls$"; done
-	# the exponential fib's timeout costs CPU: recursion is worse on cost too
-	[[ $(sed -n '/^class recursion$/,/^class /p' <<<"$out" | grep -E '^  CPU time') == *" v" ]] ||
-		flunk "the recursion class's CPU time is not marked worse"
 	if ((LINTED == 0)); then
 		has "^  lint pass rate +no lint results in either run$"
 		has "^  composite +absent: needs lint results$"
@@ -110,6 +118,30 @@ console_clean() {
 		has "^  composite +[0-9.]+ +[0-9.]+ "
 	fi
 	[[ $out != *$'\e'* ]] || flunk "escape sequences in the report"
+}
+
+# class_cpu GOOD_MS BUGGY_MS: $line, the recursion class's CPU time row, reported
+# from a copy of the database whose recursion samples took GOOD_MS and BUGGY_MS
+class_cpu() {
+	rm -f cpu.db
+	sqlite3 "$DB" ".backup cpu.db" &&
+		sqlite3 cpu.db "UPDATE samples SET cpu_ms = CASE run_id WHEN '$GOOD' THEN $1 ELSE $2 END
+			WHERE task_class = 'recursion'" || flunk "cannot set the CPU times in a copy"
+	report --db cpu.db
+	((rc == 0)) || flunk "exit $rc"
+	line=$(sed -n '/^class recursion$/,/^class /p' <<<"$out" | grep -E '^  CPU time') || flunk "no CPU time row"
+}
+
+@test "a class's CPU time is marked worse, better or the same as its numbers say" {
+	# set by hand: measured CPU times vary with the machine's load (the
+	# exponential fib's timeout is 3 s of CPU, or 12 s of wall time)
+	local line
+	class_cpu 100 3000
+	[[ $line =~ ^\ \ CPU\ time\ +0\.10\ s\ +3\.00\ s\ +\+2900%\ v$ ]] || flunk "more CPU: '$line'"
+	class_cpu 3000 100
+	[[ $line =~ ^\ \ CPU\ time\ +3\.00\ s\ +0\.10\ s\ +-97%\ \^$ ]] || flunk "less CPU: '$line'"
+	class_cpu 1000 1000
+	[[ $line =~ ^\ \ CPU\ time\ +1\.00\ s\ +1\.00\ s\ +0%\ =$ ]] || flunk "the same CPU: '$line'"
 }
 
 @test "report RUN_ID --against RUN_ID turns the comparison around" {
@@ -186,7 +218,7 @@ console_clean() {
 	# what has data is drawn; what is missing says so instead of faking it
 	local c
 	for c in trend-mean trend-pass1 trend-cpu score-histogram rouge-vs-score; do
-		! python3 "$CHECK" empty dom.html "$c" 2>/dev/null || flunk "chart '$c' is empty"
+		caught "chart '$c' is not empty \([1-9][0-9]* marks\)" empty dom.html "$c"
 	done
 	if ((LINTED == 0)); then
 		for c in trend-lint trend-composite lint-categories; do
@@ -234,15 +266,16 @@ console_clean() {
 	</body></html>
 	EOF
 	browse "$BATS_TEST_TMPDIR/bad.html" --dump-dom >dom.html || flunk "chromium failed"
-	! console_clean 2>/dev/null || flunk "a script error went unnoticed: $(cat chrome.err)"
-	! python3 "$CHECK" net net.json 2>/dev/null || flunk "a request went unnoticed"
-	python3 "$CHECK" dom dom.html trend-mean score-histogram lint-categories 2>check.err && flunk "a broken DOM passed"
-	grep -q "script" check.err && grep -q "'trend-mean' draws nothing" check.err &&
+	! console_clean 2>/dev/null && grep -q no_such_function chrome.err ||
+		flunk "a script error went unnoticed: $(cat chrome.err)"
+	caught "the page requested 'http://127\.0\.0\.1:9/x\.png'" net net.json
+	caught "1 <script> element" dom dom.html trend-mean score-histogram lint-categories
+	grep -q "'trend-mean' draws nothing" check.err &&
 		grep -q "'score-histogram' does not start with a <title>" check.err &&
 		grep -q "'lint-categories' is missing" check.err || flunk "not every fault was found: $(cat check.err)"
 	printf '<!DOCTYPE html><html><body></body></html>' >blank.html
 	browse "$BATS_TEST_TMPDIR/blank.html" --screenshot="$BATS_TEST_TMPDIR/blank.png" >/dev/null || flunk "chromium failed"
-	! python3 "$CHECK" png blank.png 1280 2000 2>/dev/null || flunk "a blank screenshot passed"
+	caught "'blank\.png' is blank" png blank.png 1280 2000
 	echo "not a png" >fake.png
-	! python3 "$CHECK" png fake.png 1280 2000 2>/dev/null || flunk "a file that is no PNG passed"
+	caught "'fake\.png' is not a PNG" png fake.png 1280 2000
 }

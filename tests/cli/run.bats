@@ -85,8 +85,9 @@ he_samples() {
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1
 	((rc == 0)) || flunk "exit $rc: $err"
 	[[ $(jq -r '.passed' out.jsonl) == false ]] || flunk "forged verdicts passed: $(cat out.jsonl)"
-	[[ $(jq -r '[.tests[] | select(.status == "passed")] | length' out.jsonl) == 0 ]] ||
-		flunk "a forged verdict counted: $(jq -c '.tests' out.jsonl)"
+	# all three tests judged (an empty list has no passed test either), none passed
+	jq -e '(.tests | length) == 3 and all(.tests[]; .status != "passed")' out.jsonl >/dev/null ||
+		flunk "a forged verdict counted, or tests are missing: $(jq -c '.tests' out.jsonl)"
 }
 
 @test "a report line that does not authenticate turns every verdict of the sample into a crash" {
@@ -99,8 +100,8 @@ he_samples() {
 	SANDEVAL_RUNNERS=$PWD/runners run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1 --no-lint
 	((rc == 0)) || flunk "exit $rc: $err"
 	[[ $(jq -r '.passed' out.jsonl) == false ]] || flunk "a report with a forged line passed"
-	[[ $(jq -r '[.tests[] | select(.status != "crash" or (.detail | test("verdict channel") | not))] | length' out.jsonl) == 0 ]] ||
-		flunk "not every verdict is a crash naming the channel: $(jq -c '.tests' out.jsonl)"
+	jq -e '(.tests | length) == 3 and all(.tests[]; .status == "crash" and (.detail | test("verdict channel")))' \
+		out.jsonl >/dev/null || flunk "not all three verdicts are crashes naming the channel: $(jq -c '.tests' out.jsonl)"
 	# and the same driver unpatched: the honest sample passes
 	rm -f t.db
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out2.jsonl --k 1 --no-lint
@@ -352,10 +353,16 @@ he_samples() {
 }
 
 @test "--holdout exclude and only choose the tests; --seed reproduces property inputs" {
+	local names
 	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out ex.jsonl --holdout exclude --seed 3 --no-lint
-	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' ex.jsonl) != *large* ]] || flunk "exclude ran the holdout test"
+	((rc == 0)) || flunk "exclude: exit $rc"
+	# the four public tests, not the holdout "large" (a failed jq, an empty
+	# list or a "(no tests)" placeholder has no "large" either)
+	names=$(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' ex.jsonl)
+	[[ $names == "small one zero random" ]] || flunk "exclude: want the public tests 'small one zero random', got '$names'"
 	rm -f t.db
 	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out only.jsonl --holdout only --seed 3 --no-lint
+	((rc == 0)) || flunk "only: exit $rc"
 	[[ $(jq -r 'select(.sample_id == "fib-memoized") | [.tests[].name] | join(" ")' only.jsonl) == large ]] || flunk "only: $(jq -c 'select(.sample_id == "fib-memoized") | [.tests[].name]' only.jsonl)"
 	local a b
 	for seed in 5 5 6; do

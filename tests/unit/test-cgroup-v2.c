@@ -260,7 +260,13 @@ static void test_v2_enter_and_cgroup_kill(void **state)
 	assert_file_equal(dir, "cgroup.kill", "1");
 }
 
-/* Before cgroup.kill (Linux < 5.14): freeze, kill the listed pids, thaw. */
+static int kill_cgroup(void *cg)
+{
+	return cgroup_kill(cg, NULL);
+}
+
+/* Before cgroup.kill (Linux < 5.14): freeze, kill the listed pids, thaw, in
+ * this order and nothing else (see play_kill). */
 static void test_v2_kill_by_freezing(void **state)
 {
 	struct fx *f = *state;
@@ -268,18 +274,28 @@ static void test_v2_kill_by_freezing(void **state)
 	const char *dir = cgroup_dirs(cg)[0];
 	struct sd_error err = { 0 };
 	pid_t pid;
+	char listed[32];
 
 	fx_write_in(dir, "cgroup.procs", "");
-	fx_write_in(dir, "cgroup.freeze", "");
 	pid = victim();
 	if (cgroup_enter(cg, pid, &err) < 0) {
 		kill(pid, SIGKILL);
 		fail_msg("cgroup_enter: %s", err.msg);
 	}
-	assert_int_equal(cgroup_kill(cg, &err), 0);
+	snprintf(listed, sizeof(listed), "%d\n", (int)pid);
+	fx_fifo_in(dir, "cgroup.procs");
+	fx_fifo_in(dir, "cgroup.freeze");
+	{
+		const struct fifo_step steps[] = {
+			{ dir, "cgroup.procs", 'r', listed, false },	/* anyone left? */
+			{ dir, "cgroup.freeze", 'w', "1", false },
+			{ dir, "cgroup.procs", 'r', listed, false },	/* whom to kill */
+			{ dir, "cgroup.freeze", 'w', "0", true },
+		};
+
+		play_kill(kill_cgroup, cg, false, pid, steps, sizeof(steps) / sizeof(steps[0]));
+	}
 	remove_procs_files(cg);
-	assert_killed(pid);
-	assert_file_equal(dir, "cgroup.freeze", "0");
 }
 
 static void test_v2_open_procs(void **state)

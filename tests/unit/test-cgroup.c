@@ -356,6 +356,16 @@ static void make_procs_files(struct cgroup *cg)
 		fx_write_in(*d, "cgroup.procs", "");
 }
 
+static int kill_cgroup(void *cg)
+{
+	return cgroup_kill(cg, NULL);
+}
+
+static int sweep_dir(void *dir)
+{
+	return cgroup_sweep_dir(dir, NULL);
+}
+
 /* enter writes the pid to every controller; kill freezes, kills, thaws. */
 static void test_v1_enter_and_kill(void **state)
 {
@@ -364,7 +374,7 @@ static void test_v1_enter_and_kill(void **state)
 	char *fz = v1_dir(f, "freezer"), *text;
 	struct sd_error err = { 0 };
 	pid_t pid;
-	char want[32];
+	char want[32], listed[32];
 
 	make_procs_files(cg);
 	fx_write_in(fz, "freezer.state", "");
@@ -383,10 +393,24 @@ static void test_v1_enter_and_kill(void **state)
 		}
 		free(text);
 	}
-	assert_int_equal(cgroup_kill(cg, &err), 0);
+
+	/* the kill, in this order and nothing else (see play_kill) */
+	snprintf(listed, sizeof(listed), "%d\n", (int)pid);
+	for (const char *const *d = cgroup_dirs(cg); *d; d++)
+		fx_fifo_in(*d, "cgroup.procs");
+	fx_fifo_in(fz, "freezer.state");
+	{
+		const struct fifo_step steps[] = {
+			{ cgroup_dirs(cg)[0], "cgroup.procs", 'r', listed, false },	/* anyone left? */
+			{ fz, "freezer.state", 'w', "FROZEN", false },
+			{ fz, "freezer.state", 'r', "FROZEN\n", false },		/* frozen yet? */
+			{ fz, "cgroup.procs", 'r', listed, false },			/* whom to kill */
+			{ fz, "freezer.state", 'w', "THAWED", true },
+		};
+
+		play_kill(kill_cgroup, cg, false, pid, steps, sizeof(steps) / sizeof(steps[0]));
+	}
 	remove_procs_files(cg);
-	assert_killed(pid);
-	assert_file_equal(fz, "freezer.state", "THAWED");
 	free(fz);
 }
 
@@ -545,20 +569,24 @@ static void test_sweep_dir(void **state)
 	assert_file_equal(d, "cgroup.kill", "1");
 	fx_rm_rf(d);
 
-	/* v1 leftover: frozen, the listed process killed, thawed */
+	/* v1 leftover: frozen, the listed process killed, thawed, in this order
+	 * (see play_kill); rmdir then fails on the FIFOs */
 	fx_mkdir_p(d);
-	fx_write_in(d, "freezer.state", "");
+	fx_fifo_in(d, "freezer.state");
+	fx_fifo_in(d, "cgroup.procs");
 	pid = victim();
 	{
-		char text[32];
+		char listed[32];
+		const struct fifo_step steps[] = {
+			{ d, "freezer.state", 'w', "FROZEN", false },
+			{ d, "cgroup.procs", 'r', listed, false },
+			{ d, "freezer.state", 'w', "THAWED", true },
+			{ d, "cgroup.procs", 'r', "", true },		/* anyone left? */
+		};
 
-		snprintf(text, sizeof(text), "%d\n", (int)pid);
-		fx_write_in(d, "cgroup.procs", text);
+		snprintf(listed, sizeof(listed), "%d\n", (int)pid);
+		play_kill(sweep_dir, d, true, pid, steps, sizeof(steps) / sizeof(steps[0]));
 	}
-	assert_int_equal(cgroup_sweep_dir(d, NULL), -1);
-	fx_unlink_in(d, "cgroup.procs");
-	assert_killed(pid);
-	assert_file_equal(d, "freezer.state", "THAWED");
 	free(d);
 }
 

@@ -463,7 +463,8 @@ static void test_resume_and_two_runs(void **state)
 }
 
 /* A run killed mid-way keeps every sample it finished: a child records 3
- * samples, starts a 4th transaction by hand and dies without closing. */
+ * samples, starts a 4th transaction by hand, inserts the 4th sample's row of
+ * the same run in it and dies without committing. The row must be gone. */
 static void test_durable_after_kill(void **state)
 {
 	struct fx *fx = *state;
@@ -482,6 +483,7 @@ static void test_durable_after_kill(void **state)
 	if (pid == 0) {
 		struct store *cs = store_open(fx->db, NULL);
 		sqlite3 *h;
+		char *sql;
 
 		if (!cs)
 			_exit(1);
@@ -495,21 +497,23 @@ static void test_durable_after_kill(void **state)
 				_exit(2);
 			sample_result_release(&r);
 		}
-		/* the 4th sample, half written */
+		/* the 4th sample, half written: its row is in the open transaction */
 		if (sqlite3_open(fx->db, &h) != SQLITE_OK ||
-		    sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		    sqlite3_exec(h, "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 			_exit(3);
-		sqlite3_exec(h, "INSERT INTO samples (run_id, sample_id, task_id, passed, harness_error,"
-			     " formula_version) VALUES ('x', 't/3', 't', 0, 0, '1')", NULL, NULL, NULL);
+		sql = sqlite3_mprintf("INSERT INTO samples (run_id, sample_id, task_id, passed, harness_error,"
+				      " formula_version) VALUES (%Q, 't/3', 't', 0, 0, '1')", run.id);
+		if (!sql || sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK || sqlite3_changes(h) != 1)
+			_exit(4);
 		_exit(9);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 9);
+	assert_int_equal(WEXITSTATUS(status), 9);	/* 4: the half-written row was not inserted */
 
 	s = open_ok(fx->db);
 	load_ok(s, run.id, &out, &n);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 3);		/* 4 if the uncommitted row survived */
 	for (size_t i = 0; i < n; i++) {
 		char id[32];
 
