@@ -248,7 +248,7 @@ teardown() {
 	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
 	if is_gvisor; then
 		# the program runs inside the Sentry: that is the host process to check
-		pid=$(sentry_pid "$pid") || flunk "no runsc-sandbox process for the run of host pid $pid"
+		pid=$(wait_sentry "$TAG") || flunk "no runsc-sandbox process for the run tagged $TAG"
 	fi
 	uids=$(status_field "$pid" Uid)
 	gids=$(status_field "$pid" Gid)
@@ -285,7 +285,7 @@ teardown() {
 		# (runsc leaves it in the host's pid namespace, confined by its own
 		# seccomp filter, and cgroup stays the host's: the run's cgroups hold
 		# it; the program inside sees only gVisor's own pids and namespaces)
-		pid=$(sentry_pid "$pid") || flunk "no runsc-sandbox process for the run of host pid $pid"
+		pid=$(wait_sentry "$TAG") || flunk "no runsc-sandbox process for the run tagged $TAG"
 		nslist="net mnt ipc uts"
 		is_root && nslist+=" user"
 	fi

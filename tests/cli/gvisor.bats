@@ -124,7 +124,7 @@ gv() {
 	while ((SECONDS < deadline)); do
 		ids=$(gvisor_ids "$TAG")
 		[[ -n $ids ]] && pids=$(run_pids "$ids") && [[ $pids == *$'\n'* ]] &&
-			sentry_pid "$(head -n 1 <<<"$pids")" >/dev/null && break
+			wait_sentry "$TAG" 1 >/dev/null && break
 		sleep 0.1
 	done
 	[[ -n $ids ]] || flunk "the run never started"

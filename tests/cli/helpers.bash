@@ -401,17 +401,19 @@ wait_file() {
 	return 1
 }
 
-# sentry_pid PID: the runsc-sandbox process (gVisor's kernel) of the gVisor
-# run that the runsc process PID belongs to (from PID's --root=DIR/<id>.gvisor/...).
-sentry_pid() {
-	local p args id deadline=$((SECONDS + 10))
-	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline" || return 1
-	id=$(grep -oE '[0-9a-f]{32}\.gvisor/' <<<"${args[*]}" | head -n 1)
-	[[ -n $id ]] || return 1
+# wait_sentry TAG [SECONDS]: the runsc-sandbox process (gVisor's kernel) of
+# the gVisor run whose program carries TAG, waiting for it. Found from the
+# run's id (its state directory), not from one of the run's pids: runsc's
+# short-lived helpers come and go, and their pids are reused quickly.
+wait_sentry() {
+	local deadline=$((SECONDS + ${2:-10})) id p args
 	while ((SECONDS < deadline)); do
-		for p in /proc/[0-9]*; do
-			mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
-			[[ ${args[0]-} == runsc-sandbox && " ${args[*]} " == *"/$id"* ]] && { echo "${p#/proc/}"; return 0; }
+		for id in $(gvisor_ids "$1"); do
+			for p in /proc/[0-9]*; do
+				mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+				[[ ${args[0]-} == runsc-sandbox && " ${args[*]} " == *"/$id.gvisor/"* ]] &&
+					{ echo "${p#/proc/}"; return 0; }
+			done
 		done
 		sleep 0.05
 	done
