@@ -477,7 +477,7 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	if (!plan || run_driver(task, rn, task->reference, plan, o, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
-	verdict_reader_open(&vr, sr.stdout_buf, key);
+	verdict_reader_open(&vr, sr.stdout_buf, sr.stdout_len, key);
 	for (char *line = verdict_next(&vr); line; line = verdict_next(&vr)) {
 		json_t *l = json_loads(line, 0, NULL);
 		const char *status = json_string_value(json_object_get(l, "status"));

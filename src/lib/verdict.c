@@ -21,10 +21,11 @@
 
 #include "util.h"
 
-void verdict_reader_open(struct verdict_reader *vr, char *buf, const char *hexkey)
+void verdict_reader_open(struct verdict_reader *vr, char *buf, size_t len, const char *hexkey)
 {
 	memset(vr, 0, sizeof(*vr));
-	vr->text = buf;
+	vr->buf = buf;
+	vr->len = buf ? len : 0;
 	vr->key_ok = strlen(hexkey) == 2 * VERDICT_KEY_BYTES;
 	for (size_t i = 0; vr->key_ok && i < VERDICT_KEY_BYTES; i++)
 		vr->key_ok = sscanf(hexkey + 2 * i, "%2hhx", &vr->key[i]) == 1;
@@ -52,19 +53,20 @@ static bool mac_ok(const struct verdict_reader *vr, const char *json, const char
 
 char *verdict_next(struct verdict_reader *vr)
 {
-	char *line;
+	while (vr->pos < vr->len) {
+		char *line = vr->buf + vr->pos, *nl = memchr(line, '\n', vr->len - vr->pos);
+		size_t n = nl ? (size_t)(nl - line) : vr->len - vr->pos;
 
-	if (!vr->text && !vr->save)
-		return NULL;	/* no report at all */
-	while ((line = strtok_r(vr->text, "\n", &vr->save))) {
-		vr->text = NULL;
-		if (strlen(line) > 65 && line[64] == ' ' && mac_ok(vr, line + 65, line)) {
+		vr->pos += n + 1;
+		if (n == 0)
+			continue;
+		line[n] = '\0';	/* the newline, or the NUL after the report */
+		if (n > 65 && !memchr(line, '\0', n) && line[64] == ' ' && mac_ok(vr, line + 65, line)) {
 			vr->seq++;
 			return line + 65;
 		}
 		vr->tampered = true;
 	}
-	vr->text = NULL;
 	return NULL;
 }
 
@@ -104,7 +106,7 @@ void verdict_read(const struct task *t, const struct sandbox_result *sr, const c
 	char compile_detail[4096] = "";
 	char harness[2048] = "";
 
-	verdict_reader_open(&vr, sr->stdout_buf, hexkey);
+	verdict_reader_open(&vr, sr->stdout_buf, sr->stdout_len, hexkey);
 	for (char *line = verdict_next(&vr); line; line = verdict_next(&vr)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *name, *status, *detail;
@@ -128,7 +130,7 @@ void verdict_read(const struct task *t, const struct sandbox_result *sr, const c
 		}
 		json_decref(o);
 	}
-	if (compile_failed) {
+	if (compile_failed && !vr.tampered) {
 		for (size_t i = 0; i < t->n_tests; i++)
 			sample_result_add_test(r, t->tests[i].name, TS_COMPILE_ERROR, compile_detail, false, &t->tests[i]);
 		if (!t->n_tests)

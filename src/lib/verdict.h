@@ -18,29 +18,33 @@
  * (runners/driver.py, class Mac), SEQ counting the lines authenticated so
  * far from 0. A line that does not authenticate -- written, dropped or
  * garbled by someone else, which only the candidate can be -- is skipped
- * and marks the report as tampered with. The fields are the reader's own:
- * only `tampered` is for the caller to read. */
+ * and marks the report as tampered with; so does a NUL byte anywhere (the
+ * driver's JSON never holds one). Empty lines are no lines. The fields are
+ * the reader's own: only `tampered` is for the caller to read. */
 struct verdict_reader {
-	char *text;			/* the buffer until the first line is read, then NULL */
-	char *save;			/* strtok_r's */
+	char *buf;			/* the report, cut into lines in place */
+	size_t len, pos;
 	unsigned char key[VERDICT_KEY_BYTES];
 	bool key_ok;			/* the hex key decoded (else no line authenticates) */
 	unsigned long seq;		/* lines authenticated so far */
 	bool tampered;			/* a line did not authenticate */
 };
 
-/* Read BUF (NUL-terminated, cut up in place; NULL: an empty report) as a
- * report signed under HEXKEY (2 * VERDICT_KEY_BYTES hex digits). */
-void verdict_reader_open(struct verdict_reader *vr, char *buf, const char *hexkey);
+/* Read the LEN bytes at BUF, followed by a NUL (as a sandbox result's
+ * stdout is; cut up in place; NULL: an empty report), as a report signed
+ * under HEXKEY (2 * VERDICT_KEY_BYTES hex digits). */
+void verdict_reader_open(struct verdict_reader *vr, char *buf, size_t len, const char *hexkey);
 /* The JSON text of the next line that authenticates, or NULL at the end. */
 char *verdict_next(struct verdict_reader *vr);
 
-/* Turn the driver's report in SR's stdout (cut up in place) and, for the
- * tests it did not report, the sandbox's fate into R's test results: a
- * compile error makes every test a compile_error; a report that did not
- * authenticate makes every verdict a crash (VERDICT_TAMPERED); a test not
- * reported ends as the sandbox did (timeout, memory, crash...), or as a
- * harness_error when the driver said so or ended without its "done". */
+/* Turn the driver's report in SR's stdout (all stdout_len bytes, cut up in
+ * place) and, for the
+ * tests it did not report, the sandbox's fate into R's test results. A
+ * report with a line that did not authenticate makes every verdict a crash
+ * (VERDICT_TAMPERED), whatever else it said; a compile error, every test of
+ * the task a compile_error; a test not reported ends as the sandbox did
+ * (timeout, memory, crash...), or as a harness_error when the driver said
+ * so or ended without its "done". */
 void verdict_read(const struct task *t, const struct sandbox_result *sr, const char *hexkey,
 		  struct sample_result *r);
 

@@ -71,8 +71,9 @@ static struct task_test decl[] = {
 static struct task native = { .id = (char *)"native", .tests = decl, .n_tests = 2 };
 static struct task humaneval = { .id = (char *)"HumanEval/0", .format = TASK_HUMANEVAL };
 
-/* Read REPORT (freed) as the sandbox's stdout under STATUS. */
-static struct sample_result judge_key(const struct task *t, char *text, enum sandbox_status status, const char *key)
+/* Read the LEN bytes of TEXT (freed) as the sandbox's stdout under STATUS. */
+static struct sample_result judge_len(const struct task *t, char *text, size_t len, enum sandbox_status status,
+				      const char *key)
 {
 	struct sandbox_result sr;
 	struct sample_result r;
@@ -81,11 +82,16 @@ static struct sample_result judge_key(const struct task *t, char *text, enum san
 	memset(&r, 0, sizeof(r));
 	sr.status = status;
 	sr.stdout_buf = text;
-	sr.stdout_len = text ? strlen(text) : 0;
+	sr.stdout_len = len;
 	snprintf(sr.error, sizeof(sr.error), "cannot mount '/work'");
 	verdict_read(t, &sr, key, &r);
 	free(text);
 	return r;
+}
+
+static struct sample_result judge_key(const struct task *t, char *text, enum sandbox_status status, const char *key)
+{
+	return judge_len(t, text, text ? strlen(text) : 0, status, key);
 }
 
 static struct sample_result judge(const struct task *t, char *text, enum sandbox_status status)
@@ -227,6 +233,38 @@ static void test_bad_mac(void **state)
 	sample_result_release(&r);
 }
 
+static void test_nul(void **state)
+{
+	char *a = signed_line(0, PASS1), *b = report(signed_line(1, FAIL2), signed_line(2, DONE), NULL);
+	char *text = fx_str("%s#%s", a, b);
+	size_t len = strlen(text);
+	struct sample_result r;
+
+	(void)state;
+	/* One NUL byte between two authentic lines. It ended the report for a
+	 * reader of C strings: t2's failure and "done" unseen, t2 a harness
+	 * error (not counted), the sample passed. Found by fuzz-verdict. */
+	text[strlen(a)] = '\0';
+	r = judge_len(&native, text, len, SB_OK, HEXKEY);
+	assert_int_equal(r.n_tests, 2);
+	assert_all_tampered(&r);
+	sample_result_release(&r);
+	free(a);
+	free(b);
+
+	/* inside an authentic line, after its JSON: "MAC JSON\0junk" */
+	a = signed_line(0, PASS1);
+	b = signed_line(1, DONE);
+	text = fx_str("%.*s#junk\n%s", (int)strlen(a) - 1, a, b);
+	len = strlen(text);
+	text[strlen(a) - 1] = '\0';
+	r = judge_len(&native, text, len, SB_OK, HEXKEY);
+	assert_all_tampered(&r);
+	sample_result_release(&r);
+	free(a);
+	free(b);
+}
+
 static void test_replayed(void **state)
 {
 	struct sample_result r;
@@ -356,6 +394,14 @@ static void test_compile_error(void **state)
 	assert_int_equal(r.n_tests, 1);
 	assert_test(&r, "compile", TS_COMPILE_ERROR, "");
 	sample_result_release(&r);
+
+	/* beside a line that does not authenticate, a crash like any other
+	 * verdict (it was a compile_error; found by fuzz-verdict) */
+	r = judge(&native, report(signed_line(0, "{\"compile\":\"compile_error\"}"), strdup("x\n"),
+				  signed_line(1, DONE), NULL), SB_OK);
+	assert_int_equal(r.n_tests, 2);
+	assert_all_tampered(&r);
+	sample_result_release(&r);
 }
 
 static void test_harness_error(void **state)
@@ -411,7 +457,7 @@ static void test_reader(void **state)
 	(void)state;
 	/* the JSON of each line in order; empty lines are no lines */
 	text = report(signed_line(0, PASS1), strdup("\n\n"), signed_line(1, DONE), NULL);
-	verdict_reader_open(&vr, text, HEXKEY);
+	verdict_reader_open(&vr, text, strlen(text), HEXKEY);
 	assert_string_equal(verdict_next(&vr), PASS1);
 	assert_string_equal(verdict_next(&vr), DONE);
 	assert_null(verdict_next(&vr));
@@ -421,7 +467,7 @@ static void test_reader(void **state)
 
 	/* a bad line is skipped and marks the report; the next in sequence still reads */
 	text = report(signed_line(0, PASS1), strdup("x\n"), signed_line(1, DONE), NULL);
-	verdict_reader_open(&vr, text, HEXKEY);
+	verdict_reader_open(&vr, text, strlen(text), HEXKEY);
 	assert_string_equal(verdict_next(&vr), PASS1);
 	assert_string_equal(verdict_next(&vr), DONE);
 	assert_null(verdict_next(&vr));
@@ -429,11 +475,11 @@ static void test_reader(void **state)
 	free(text);
 
 	/* no report, an empty one */
-	verdict_reader_open(&vr, NULL, HEXKEY);
+	verdict_reader_open(&vr, NULL, 0, HEXKEY);
 	assert_null(verdict_next(&vr));
 	assert_false(vr.tampered);
 	text = strdup("");
-	verdict_reader_open(&vr, text, HEXKEY);
+	verdict_reader_open(&vr, text, strlen(text), HEXKEY);
 	assert_null(verdict_next(&vr));
 	assert_false(vr.tampered);
 	free(text);
@@ -441,13 +487,13 @@ static void test_reader(void **state)
 	/* a MAC of 64 characters that are not all hex; a line of exactly "MAC " */
 	text = signed_line(0, PASS1);
 	text[0] = 'g';
-	verdict_reader_open(&vr, text, HEXKEY);
+	verdict_reader_open(&vr, text, strlen(text), HEXKEY);
 	assert_null(verdict_next(&vr));
 	assert_true(vr.tampered);
 	free(text);
 	text = signed_line(0, PASS1);
 	text[65] = '\0';
-	verdict_reader_open(&vr, text, HEXKEY);
+	verdict_reader_open(&vr, text, strlen(text), HEXKEY);
 	assert_null(verdict_next(&vr));
 	assert_true(vr.tampered);
 	free(text);
@@ -458,6 +504,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_authentic),
 		cmocka_unit_test(test_bad_mac),
+		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_replayed),
 		cmocka_unit_test(test_reordered),
 		cmocka_unit_test(test_truncated),
