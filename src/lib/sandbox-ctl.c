@@ -9,8 +9,11 @@
 #define _GNU_SOURCE
 #include "sandbox-ctl.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +42,22 @@ size_t sandbox_ctl_feed(struct sandbox_ctl *c, const void *data, size_t n)
 	return n;
 }
 
+/* TEXT, up to END, as one int: an optional '-' and decimal digits. */
+static bool parse_int(const char *text, const char *end, int *out)
+{
+	char *e;
+	long v;
+
+	if (text == end || !(isdigit((unsigned char)*text) || (*text == '-' && isdigit((unsigned char)text[1]))))
+		return false;
+	errno = 0;
+	v = strtol(text, &e, 10);
+	if (e != end || errno || v < INT_MIN || v > INT_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
 static void event(struct sandbox_ctl *c, char *text)
 {
 	char *tab = strchr(text, '\t');
@@ -51,42 +70,61 @@ static void event(struct sandbox_ctl *c, char *text)
 			sandbox_event(c->ctx, c->phases[i], "%s", tab + 1);
 }
 
+/* One complete line of N bytes, its newline replaced by a NUL. */
+static enum sandbox_ctl_stop line(struct sandbox_ctl *c, char *l, size_t n, int *wstatus, struct sd_error *err)
+{
+	char *text = l + 1, *end = l + n, *sp;
+	int a, b;
+
+	if (n == 0 || memchr(l, '\0', n))
+		return CTL_ALL_READ;	/* not init's */
+	switch (l[0]) {
+	case CTL_EVENT:
+		event(c, text);
+		break;
+	case CTL_INFO:
+		sp = strchr(text, ' ');
+		if (sp && parse_int(text, sp, &a) && parse_int(sp + 1, end, &b)) {
+			c->ctx->res->landlock_abi = a;
+			c->ctx->res->seccomp_syscalls = b;
+		}
+		break;
+	case CTL_EXEC:
+		c->exec_seen = true;
+		return CTL_GOT_EXEC;
+	case CTL_ERROR:
+		if (!c->failed)
+			sd_error_set(err, EIO, "%s", text);
+		c->failed = true;
+		break;
+	case CTL_STATUS:
+		if (wstatus && parse_int(text, end, wstatus))
+			return CTL_GOT_STATUS;
+		break;
+	}
+	return CTL_ALL_READ;
+}
+
 enum sandbox_ctl_stop sandbox_ctl_lines(struct sandbox_ctl *c, int *wstatus, struct sd_error *err)
 {
 	enum sandbox_ctl_stop ret = CTL_ALL_READ;
 	char *nl;
 
-	while ((nl = memchr(c->line, '\n', c->len))) {
-		char *text = c->line + 1;
+	while (ret == CTL_ALL_READ && (nl = memchr(c->line, '\n', c->len))) {
+		size_t n = (size_t)(nl - c->line);
 
 		*nl = '\0';
-		switch (c->line[0]) {
-		case CTL_EVENT:
-			event(c, text);
-			break;
-		case CTL_INFO:
-			sscanf(text, "%d %d", &c->ctx->res->landlock_abi, &c->ctx->res->seccomp_syscalls);
-			break;
-		case CTL_EXEC:
-			c->exec_seen = true;
-			ret = CTL_GOT_EXEC;
-			break;
-		case CTL_ERROR:
-			if (!c->failed)
-				sd_error_set(err, EIO, "%s", text);
-			c->failed = true;
-			break;
-		case CTL_STATUS:
-			if (wstatus && sscanf(text, "%d", wstatus) == 1)
-				ret = CTL_GOT_STATUS;
-			break;
-		}
-		c->len -= (size_t)(nl + 1 - c->line);
+		if (c->dropping)
+			c->dropping = false;	/* the end of an overlong line */
+		else
+			ret = line(c, c->line, n, wstatus, err);
+		c->len -= n + 1;
 		memmove(c->line, nl + 1, c->len);
-		if (ret != CTL_ALL_READ)
-			break;
 	}
-	if (c->len == sizeof(c->line))
-		c->len = 0;	/* an overlong line: drop it */
+	if (c->len == sizeof(c->line)) {
+		/* an overlong line: dropped, and the rest of it when it comes */
+		c->len = 0;
+		c->dropping = true;
+	}
 	return ret;
 }

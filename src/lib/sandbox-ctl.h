@@ -29,6 +29,7 @@ struct sandbox_ctl {
 	const char *const *phases;	/* the event phases init may report, NULL-terminated */
 	bool exec_seen;			/* "X" came */
 	bool failed;			/* "E" came */
+	bool dropping;			/* within an overlong line: dropped to its newline */
 	size_t len;			/* bytes in line */
 	char line[CTL_LINE_MAX];	/* what was read and not yet handled */
 };
@@ -42,16 +43,18 @@ enum sandbox_ctl_stop {
 
 void sandbox_ctl_init(struct sandbox_ctl *c, struct sandbox_ctx *ctx, const char *const *phases);
 /* Read what FD has after what is buffered: read()'s result (0 at EOF; -1
- * with errno). */
+ * with errno). sandbox_ctl_lines() always leaves room to read into. */
 ssize_t sandbox_ctl_read(struct sandbox_ctl *c, int fd);
 /* Buffer up to N bytes of DATA (as a read would); returns how many. */
 size_t sandbox_ctl_feed(struct sandbox_ctl *c, const void *data, size_t n);
 /* Handle the complete lines buffered, in order: events of the known phases
- * into ctx->res's events, "L" into its landlock_abi and seccomp_syscalls,
- * "E" into c->failed and (the first) into *ERR, "X" into c->exec_seen.
- * Stops after an "X" line, and after an "S" line when WSTATUS is given
- * (without it "S" is ignored); the rest stays buffered for the next call.
- * An overlong line is dropped. */
+ * into ctx->res's events, "L" (two integers) into its landlock_abi and
+ * seccomp_syscalls, "E" into c->failed and (the first) into *ERR, "X" into
+ * c->exec_seen. Stops after an "X" line, and after an "S" line (one integer)
+ * when WSTATUS is given (without it "S" is ignored); the rest stays
+ * buffered for the next call. Dropped: a line longer than the buffer, all of
+ * it; a line holding a NUL byte; "L" and "S" lines that are not exactly
+ * their numbers. */
 enum sandbox_ctl_stop sandbox_ctl_lines(struct sandbox_ctl *c, int *wstatus, struct sd_error *err);
 
 #endif
