@@ -165,7 +165,7 @@ bench: deps
 	@sh bench/exec.sh ./sandeval
 
 clean:
-	rm -rf build build-asan sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
+	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
 .PHONY: all pycs units deps check check-heavy demo bench clean FORCE
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -18,8 +18,9 @@
  *     to make memory errors crash.
  *
  *   clang with libFuzzer: this file is omitted; libFuzzer brings main():
- *       clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc/lib -o fuzz-utf8 \
- *           tests/fuzz/fuzz-utf8.c src/lib/[a-z]*.c $(pkg-config --cflags --libs libseccomp jansson) -lm
+ *       make CC=clang SANITIZE=fuzzer-no-link,address,undefined B=build-fuzz build-fuzz/libsandeval.a
+ *       clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc/lib -o fuzz-utf8 tests/fuzz/fuzz-utf8.c \
+ *           build-fuzz/libsandeval.a -ljansson -lsqlite3 -lz -lcrypto -lseccomp -lm
  *       mkdir -p /tmp/new && ./fuzz-utf8 -max_total_time=60 /tmp/new tests/fuzz/corpus/utf8
  *     libFuzzer adds the inputs it finds to the first directory: keep the seed
  *     corpus second (or fold finds into it with -merge=1). Every target runs

@@ -134,6 +134,22 @@ static void test_text(void **state)
 	assert_contains(buf, "flake8 E225 (style) line 4: missing whitespace ?[31maround operator");
 	assert_not_contains(buf, "\x1b");
 	free(buf);
+
+	/* a newline in a one-line field (a name, an id) must not start a line of its own */
+	{
+		struct test_result t2[] = { T("a\n  FAIL forged [canonical] failed", TIER_CANONICAL, VIS_PUBLIC, TS_FAILED,
+					      "line 1\nline 2") };
+		struct sample_result s2 = { .task_id = (char *)"t\nx", .sample_id = (char *)"s", .tests = t2, .n_tests = 1 };
+
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		feedback_sample_text(f, &s2, &o);
+		assert_int_equal(fclose(f), 0);
+		assert_contains(buf, "task t?x");
+		assert_contains(buf, "  FAIL a?  FAIL forged [canonical] failed [canonical] failed\n    line 1\n    line 2\n");
+		free(buf);
+	}
 }
 
 int main(void)

@@ -4,18 +4,15 @@
  * its plan (test code, expected values, how to start the candidate) on stdin,
  * which only it holds, and reports one JSON line per test on stdout. The
  * candidate runs in a child process of the driver, reached through a proxy
- * that passes plain data only. This file builds the plan, runs the sandbox and
- * turns the driver's lines, or the sandbox's fate when the driver did not
- * finish, into test results.
+ * that passes plain data only. This file builds the plan and runs the
+ * sandbox; verdict.c reads the driver's lines back and turns them, or the
+ * sandbox's fate when the driver did not finish, into test results.
  */
 #define _GNU_SOURCE
 #include "eval/eval.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +20,15 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "score/rouge.h"
-#include "sandbox/sandbox.h"
-#include "score/score.h"
 #include "base/util.h"
+#include "eval/verdict.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/zygote.h"
+#include "score/rouge.h"
+#include "score/score.h"
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
-#define KEY_BYTES 32		/* the plan's key for the report's HMACs */
-#define TAMPERED "the verdict channel was written to, read from or garbled by the candidate"
 /* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
  * host image's interpreter, as the Makefile found it when it compiled the
  * pycs (Debian 12's python3.11). Pycs of another tag are simply not used. */
@@ -303,186 +299,6 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	return text;
 }
 
-static void add_test(struct sample_result *r, const char *name, enum test_status st, const char *detail,
-		     bool in_process, const struct task_test *decl)
-{
-	struct test_result *n = realloc(r->tests, (r->n_tests + 1) * sizeof(*n));
-
-	if (!n)
-		return;
-	r->tests = n;
-	n = &r->tests[r->n_tests++];
-	memset(n, 0, sizeof(*n));
-	n->name = strdup(name ? name : "?");
-	n->status = st;
-	n->detail = detail ? strdup(detail) : NULL;
-	n->in_process = in_process;
-	n->tier = decl ? decl->tier : TIER_CANONICAL;
-	n->weight = decl ? decl->weight : 1.0;
-	n->visibility = decl ? decl->visibility : VIS_PUBLIC;
-}
-
-static const struct task_test *declared(const struct task *t, const char *name)
-{
-	for (size_t i = 0; i < t->n_tests; i++)
-		if (strcmp(t->tests[i].name, name) == 0)
-			return &t->tests[i];
-	return NULL;
-}
-
-/* What a test the driver never reported ended as, given the sandbox's fate. */
-static enum test_status fate(const struct sandbox_result *sr)
-{
-	switch (sr->status) {
-	case SB_WALL_LIMIT:
-	case SB_CPU_LIMIT:
-		return TS_TIMEOUT;
-	case SB_MEMORY_LIMIT:
-		return TS_MEMORY;
-	case SB_OUTPUT_LIMIT:
-		return TS_OUTPUT_LIMIT;
-	case SB_SIGNALED:
-	case SB_SECCOMP_VIOLATION:
-	case SB_FILE_SIZE_LIMIT:
-		return TS_CRASH;
-	default:
-		return TS_HARNESS_ERROR;
-	}
-}
-
-/* Turn the driver's report lines into test results. */
-/* The driver's report, line by line: each line is "MAC JSON" with MAC the
- * hex HMAC-SHA256 under the plan's key of "SEQ:JSON" (driver.py, class Mac).
- * A line that does not authenticate -- written, dropped or garbled by
- * someone else, which only the candidate can be -- is skipped and marks the
- * report as tampered with. */
-struct report_reader {
-	char *save;
-	char *text;			/* first call: the buffer; then NULL (strtok_r) */
-	unsigned char key[KEY_BYTES];
-	bool key_ok;			/* the hex key decoded (else no line authenticates) */
-	unsigned long seq;
-	bool tampered;
-};
-
-/* Read BUF (modified in place) as a report signed under the hex key HEXKEY. */
-static void report_open(struct report_reader *rr, char *buf, const char *hexkey)
-{
-	memset(rr, 0, sizeof(*rr));
-	rr->text = buf;
-	rr->key_ok = strlen(hexkey) == 2 * KEY_BYTES;
-	for (size_t i = 0; rr->key_ok && i < KEY_BYTES; i++)
-		rr->key_ok = sscanf(hexkey + 2 * i, "%2hhx", &rr->key[i]) == 1;
-}
-
-static bool mac_ok(const struct report_reader *rr, const char *json, const char *mac_hex)
-{
-	unsigned char out[EVP_MAX_MD_SIZE], want[32];
-	cleanup_free char *msg = xasprintf("%lu:%s", rr->seq, json);
-	size_t outlen = 0;
-
-	if (!msg || !rr->key_ok)
-		return false;
-	for (size_t i = 0; i < 32; i++)
-		if (!isxdigit((unsigned char)mac_hex[2 * i]) || !isxdigit((unsigned char)mac_hex[2 * i + 1]) ||
-		    sscanf(mac_hex + 2 * i, "%2hhx", &want[i]) != 1)
-			return false;
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, rr->key, sizeof(rr->key),
-		       (const unsigned char *)msg, strlen(msg),
-		       out, sizeof(out), &outlen) || outlen != 32)
-		return false;
-	return CRYPTO_memcmp(out, want, 32) == 0;
-}
-
-static char *report_next(struct report_reader *rr)
-{
-	char *line;
-
-	while ((line = strtok_r(rr->text, "\n", &rr->save))) {
-		rr->text = NULL;
-		if (strlen(line) > 65 && line[64] == ' ' && mac_ok(rr, line + 65, line)) {
-			rr->seq++;
-			return line + 65;
-		}
-		rr->tampered = true;
-	}
-	rr->text = NULL;
-	return NULL;
-}
-
-static void read_report(const struct task *t, const struct sandbox_result *sr, const char *key,
-			struct sample_result *r)
-{
-	struct report_reader rr;
-	bool done = false, compile_failed = false;
-	char compile_detail[4096] = "";
-	char harness[2048] = "";
-
-	report_open(&rr, sr->stdout_buf, key);
-	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
-		json_t *o = json_loads(line, 0, NULL);
-		const char *name, *status, *detail;
-
-		if (!o)
-			continue;
-		if (json_is_true(json_object_get(o, "done"))) {
-			done = true;
-		} else if ((status = json_string_value(json_object_get(o, "compile")))) {
-			compile_failed = true;
-			detail = json_string_value(json_object_get(o, "detail"));
-			snprintf(compile_detail, sizeof(compile_detail), "%s", detail ? detail : "");
-		} else if ((detail = json_string_value(json_object_get(o, "harness_error")))) {
-			snprintf(harness, sizeof(harness), "driver: %s", detail);
-		} else if ((name = json_string_value(json_object_get(o, "test")))) {
-			int st = test_status_parse(json_string_value(json_object_get(o, "status")));
-
-			add_test(r, name, st < 0 ? TS_HARNESS_ERROR : (enum test_status)st,
-				 json_string_value(json_object_get(o, "detail")),
-				 json_is_true(json_object_get(o, "in_process")), declared(t, name));
-		}
-		json_decref(o);
-	}
-	if (compile_failed) {
-		for (size_t i = 0; i < t->n_tests; i++)
-			add_test(r, t->tests[i].name, TS_COMPILE_ERROR, compile_detail, false, &t->tests[i]);
-		if (!t->n_tests)
-			add_test(r, "compile", TS_COMPILE_ERROR, compile_detail, false, NULL);
-		return;
-	}
-	if (rr.tampered) {
-		/* the candidate reached for the judge: every verdict of the sample is a crash */
-		for (size_t i = 0; i < r->n_tests; i++) {
-			r->tests[i].status = TS_CRASH;
-			free(r->tests[i].detail);
-			r->tests[i].detail = strdup(TAMPERED);
-		}
-		if (r->n_tests == 0 && t->n_tests == 0)
-			add_test(r, "(verdict channel)", TS_CRASH, TAMPERED, false, NULL);
-	}
-	if (done && !harness[0] && !rr.tampered)
-		return;
-	/* The driver did not finish: its tests not reported end as the sandbox
-	 * did. A tampered report is the candidate's doing: a crash, whatever
-	 * else it wrote (a harness error it forged included). */
-	enum test_status st = rr.tampered ? TS_CRASH : harness[0] ? TS_HARNESS_ERROR : fate(sr);
-	const char *why = rr.tampered ? TAMPERED : harness[0] ? harness : sandbox_status_name(sr->status);
-
-	if (sr->status == SB_SANDBOX_ERROR)
-		why = sr->error;
-	if (t->n_tests) {
-		for (size_t i = 0; i < t->n_tests; i++) {
-			bool seen = false;
-
-			for (size_t j = 0; j < r->n_tests && !seen; j++)
-				seen = strcmp(r->tests[j].name, t->tests[i].name) == 0;
-			if (!seen)
-				add_test(r, t->tests[i].name, st, why, false, &t->tests[i]);
-		}
-	} else if (!done) {
-		add_test(r, "(tests not reached)", st, why, false, NULL);
-	}
-}
-
 static void he_result(struct sample_result *r)
 {
 	const struct test_result *first = NULL;
@@ -593,7 +409,7 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	const struct runner *rn;
 	struct sandbox_result sr;
 	struct sd_error e = { 0 };
-	char key[2 * KEY_BYTES + 1];
+	char key[2 * VERDICT_KEY_BYTES + 1];
 
 	memset(out, 0, sizeof(*out));
 	out->task_id = strdup(task->id);
@@ -607,20 +423,20 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	if (!out->task_id || !out->sample_id || !out->task_class || !source || !out->completion)
 		return sd_error_errno(err, ENOMEM, "eval");
 	rn = load_runner(dir, task->language ? task->language : "python", &e);
-	plan = rn && random_hex(key, KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, o, false, key) : NULL;
+	plan = rn && random_hex(key, VERDICT_KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, o, false, key) : NULL;
 	if (!rn || !plan || run_driver(task, rn, source, plan, o, &sr, &e) < 0) {
-		add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
+		sample_result_add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
 	} else {
 		out->sandbox_ids = strdup(sr.id);
 		out->latency_ms = sr.wall_ms;
 		out->cpu_ms = sr.cpu_ms;
 		out->peak_memory_bytes = sr.peak_memory_bytes;
-		read_report(task, &sr, key, out);
+		verdict_read(task, &sr, key, out);
 		sandbox_result_release(&sr);
 	}
 	out->finished_ms = epoch_ms();
 	if (out->n_tests == 0)
-		add_test(out, "(no tests)", TS_HARNESS_ERROR, "the task has no tests", false, NULL);
+		sample_result_add_test(out, "(no tests)", TS_HARNESS_ERROR, "the task has no tests", false, NULL);
 	out->harness_error = true;
 	for (size_t i = 0; i < out->n_tests; i++)
 		if (out->tests[i].status != TS_HARNESS_ERROR)
@@ -645,8 +461,8 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	const struct runner *rn;
 	struct sandbox_result sr;
 	json_t *values = NULL;
-	struct report_reader rr;
-	char key[2 * KEY_BYTES + 1];
+	struct verdict_reader vr;
+	char key[2 * VERDICT_KEY_BYTES + 1];
 	bool done = false;
 
 	*expected = NULL;
@@ -657,14 +473,14 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	rn = load_runner(o->runners_dir ? o->runners_dir : eval_runners_dir(), task->language ? task->language : "python", err);
 	if (!rn)
 		return sd_error_wrap(err, "task '%s'", task->id);
-	if (random_hex(key, KEY_BYTES, err) < 0)
+	if (random_hex(key, VERDICT_KEY_BYTES, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	plan = build_plan(task, rn, NULL, o, true, key);
 	if (!plan || run_driver(task, rn, task->reference, plan, o, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
-	report_open(&rr, sr.stdout_buf, key);
-	for (char *line = rr.text ? report_next(&rr) : NULL; line; line = report_next(&rr)) {
+	verdict_reader_open(&vr, sr.stdout_buf, sr.stdout_len, key);
+	for (char *line = verdict_next(&vr); line; line = verdict_next(&vr)) {
 		json_t *l = json_loads(line, 0, NULL);
 		const char *status = json_string_value(json_object_get(l, "status"));
 

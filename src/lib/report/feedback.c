@@ -195,8 +195,10 @@ json_t *feedback_json(const struct run_info *run, const char *task_id, const str
 
 /* --- text --- */
 
-/* Untrusted S on F: control characters but newline as '?'; each line after a
- * newline starts with INDENT. */
+/* Untrusted S on F: control characters but tab and newline as '?'; each
+ * line after a newline starts with INDENT, or with INDENT NULL (a field of
+ * one line: an id, a name) the newline is a '?' too, so that untrusted text
+ * never starts a line of its own. */
 static void put_text(FILE *f, const char *s, const char *indent)
 {
 	size_t len = s ? strlen(s) : 0, i = 0;
@@ -205,7 +207,7 @@ static void put_text(FILE *f, const char *s, const char *indent)
 		size_t q = utf8_valid_seq((const unsigned char *)s + i, len - i);
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\n') {
+		if (c == '\n' && indent) {
 			fputc('\n', f);
 			fputs(indent, f);
 			i++;
@@ -225,12 +227,12 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 	struct counts c = count(r);
 
 	fputs("sample ", f);
-	put_text(f, r->sample_id, "");
+	put_text(f, r->sample_id, NULL);
 	fputs("  task ", f);
-	put_text(f, r->task_id, "");
+	put_text(f, r->task_id, NULL);
 	if (r->task_class && r->task_class[0]) {
 		fputs(" (", f);
-		put_text(f, r->task_class, "");
+		put_text(f, r->task_class, NULL);
 		fputc(')', f);
 	}
 	if (r->harness_error)
@@ -251,7 +253,7 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR)
 			continue;
 		fputs("  FAIL ", f);
-		put_text(f, x->name, "");
+		put_text(f, x->name, NULL);
 		fprintf(f, " [%s%s] %s\n", test_tier_name(x->tier), x->visibility == VIS_HOLDOUT ? ", holdout" : "",
 			test_status_name(x->status));
 		if (withheld(x, o)) {
@@ -262,7 +264,7 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 			continue;
 		if (shown && strcmp(shown->detail, x->detail) == 0) {
 			fputs("    (the same detail as '", f);
-			put_text(f, shown->name, "");
+			put_text(f, shown->name, NULL);
 			fputs("')\n", f);
 			continue;
 		}
@@ -281,7 +283,7 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 		fprintf(f, "  lint: %s", lint_status_name(r->lint));
 		if (r->lint_detail && (r->lint == LINT_UNAVAILABLE || r->lint == LINT_ERROR)) {
 			fputs(" (", f);
-			put_text(f, r->lint_detail, "");
+			put_text(f, r->lint_detail, NULL);
 			fputc(')', f);
 		}
 		fputc('\n', f);
@@ -289,9 +291,9 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 			const struct lint_finding *x = &r->findings[i];
 
 			fputs("    ", f);
-			put_text(f, x->tool, "");
+			put_text(f, x->tool, NULL);
 			fputc(' ', f);
-			put_text(f, x->rule, "");
+			put_text(f, x->rule, NULL);
 			fprintf(f, " (%s) line %d: ", lint_severity_name(x->severity), x->line);
 			put_text(f, x->message, "      ");
 			fputc('\n', f);

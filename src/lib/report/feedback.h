@@ -27,7 +27,9 @@ char *feedback_excerpt(const char *detail, size_t max_lines, size_t max_bytes, s
 
 /* One sample as a JSON object (docs/show.md); NULL on ENOMEM. */
 json_t *feedback_sample_json(const struct sample_result *r, const struct feedback_options *o);
-/* The same as text; control characters of untrusted text are shown as '?'. */
+/* The same as text; control characters of untrusted text are shown as '?',
+ * but tab, and newline in details and lint messages, whose lines go on
+ * indented: untrusted text never starts a line of its own. */
 void feedback_sample_text(FILE *f, const struct sample_result *r, const struct feedback_options *o);
 
 /* The whole document of `sandeval show --json`: the run, TASK_ID (may be

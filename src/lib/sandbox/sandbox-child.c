@@ -41,10 +41,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "sandbox/landlock.h"
+#include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-internal.h"
 #include "sandbox/sysfilter.h"
-#include "base/util.h"
 
 #define BASE "/tmp"			/* private tmpfs in the new mount namespace */
 #define ROOT BASE "/root"		/* the future / */
@@ -85,13 +86,13 @@ static _Noreturn void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	msg(CHILD_MSG_ERROR, "%s: %s", text, strerror(e));
+	msg(CTL_ERROR, "%s: %s", text, strerror(e));
 	_exit(127);
 }
 
 static _Noreturn void die_err(const struct sd_error *err)
 {
-	msg(CHILD_MSG_ERROR, "%s", err->msg);
+	msg(CTL_ERROR, "%s", err->msg);
 	_exit(127);
 }
 
@@ -324,7 +325,7 @@ static void inject(void)
 		close(args->file_fds[i]);
 		bind_mount(path, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	}
-	msg(CHILD_MSG_EVENT, "inject\t%zu file(s), %llu bytes, read-only under /work", cfg->n_files, bytes);
+	msg(CTL_EVENT, "inject\t%zu file(s), %llu bytes, read-only under /work", cfg->n_files, bytes);
 }
 
 static void build_root(void)
@@ -355,7 +356,7 @@ static void build_root(void)
 	if (chdir(ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
 	    chdir("/") < 0)
 		die("cannot pivot into the sandbox root");
-	msg(CHILD_MSG_EVENT, "inject\troot '%s' read-only; /proc, /dev; /work and /tmp share a %llu-byte tmpfs",
+	msg(CTL_EVENT, "inject\troot '%s' read-only; /proc, /dev; /work and /tmp share a %llu-byte tmpfs",
 	    args->cfg->image, (unsigned long long)args->cfg->tmpfs);
 }
 
@@ -506,11 +507,11 @@ static void run_program(void)
 	nsys = sysfilter_allowed(args->filter);
 	if (sysfilter_install(args->filter, &err) < 0)
 		die_err(&err);
-	msg(CHILD_MSG_EVENT, "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
+	msg(CTL_EVENT, "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
 	    "seccomp allowlist of %d calls, Landlock %s, rlimits", nsys,
 	    abi ? "writes only in /work and /tmp" : "unavailable (kernel)");
-	msg(CHILD_MSG_INFO, "%d %d", abi, nsys);
-	msg(CHILD_MSG_EXEC, "%s", cfg->argv[0]);
+	msg(CTL_INFO, "%d %d", abi, nsys);
+	msg(CTL_EXEC, "%s", cfg->argv[0]);
 	environ = build_env();
 	if (args->warm) {
 		close(3);	/* EOF: the supervisor's sign that the program started */
@@ -584,7 +585,7 @@ void child_main(struct child_args *a)
 		die("cannot create the cgroup namespace");
 	if (sethostname("sandbox", 7) < 0)
 		die("cannot set the hostname");
-	msg(CHILD_MSG_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
+	msg(CTL_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
 	build_root();
 	loopback_up();
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)

@@ -8,12 +8,6 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sysfilter.h"
 
-/* Messages on the child's message pipe, one line each: a type byte, then text. */
-#define CHILD_MSG_EVENT 'I'	/* "phase\tdetail" */
-#define CHILD_MSG_INFO 'L'	/* "landlock_abi seccomp_syscalls" */
-#define CHILD_MSG_EXEC 'X'	/* the program is about to be executed */
-#define CHILD_MSG_ERROR 'E'	/* setup failed: message */
-
 struct child_args {
 	const struct sandbox_config *cfg;
 	bool as_root;		/* may call setgroups(0, NULL) */
@@ -21,7 +15,7 @@ struct child_args {
 	bool rlimit_pids;	/* no pids cgroup: RLIMIT_NPROC */
 	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit */
 	int sync_fd;		/* read: one byte once maps and cgroups are set */
-	int msg_fd;		/* write: CHILD_MSG_* lines */
+	int msg_fd;		/* write: control lines (sandbox-ctl.h) */
 	int status_fd;		/* write: the program's wait status (int) */
 	int stdio[3];		/* the program's stdin, stdout, stderr */
 	int *file_fds;		/* one per cfg->files, read-only */

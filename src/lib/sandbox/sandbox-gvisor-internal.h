@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-gvisor.h"
 
 struct gvisor {
@@ -14,9 +15,7 @@ struct gvisor {
 	char container[64];	/* sandeval-<id> */
 	int ctl_r, out_r, err_r, in_w, in_src;
 	bool cg_memory, cg_pids, cg_cpu;
-	char line[4096];	/* partial ctl line */
-	size_t line_len;
-	bool exec_seen, failed;
+	struct sandbox_ctl ctl;	/* init's lines on the ctl FIFO */
 };
 
 /* Build DIR/bundle (config.json, the root directory) and DIR/ctl (the init,

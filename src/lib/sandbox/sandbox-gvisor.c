@@ -64,9 +64,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox/runrec.h"
-#include "sandbox/sandbox-supervise.h"
 #include "base/util.h"
+#include "sandbox/runrec.h"
+#include "sandbox/sandbox-ctl.h"
+#include "sandbox/sandbox-supervise.h"
 
 #define SETUP_TIMEOUT_MS 30000
 #define TEARDOWN_TIMEOUT_MS 5000
@@ -125,6 +126,7 @@ int gvisor_check(const struct sandbox_config *cfg, struct sd_error *err)
 
 static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 {
+	static const char *const phases[] = { "inject", "constrain", NULL };	/* what gvinit reports */
 	const struct sandbox_config *cfg = ctx->cfg;
 	struct sandbox_result *res = ctx->res;
 	struct gvisor *gv = calloc(1, sizeof(*gv));
@@ -135,6 +137,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 		return sd_error_errno(err, ENOMEM, "provision");
 	gv->helper = -1;
 	gv->ctl_r = gv->out_r = gv->err_r = gv->in_w = gv->in_src = -1;
+	sandbox_ctl_init(&gv->ctl, ctx, phases);
 	ctx->backend_data = gv;
 	ctx->as_root = geteuid() == 0;
 	/* runsc runs its sandbox process as nobody when started by root, else as the caller */
@@ -327,72 +330,22 @@ static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int
 	_exit(127);
 }
 
-/* Handle the complete lines read so far from ctl. Returns 1 with *wstatus on "S". */
-static int ctl_lines(struct sandbox_ctx *ctx, int *wstatus, struct sd_error *err)
-{
-	struct gvisor *gv = ctx->backend_data;
-	char *nl;
-	int ret = 0;
-
-	while ((nl = memchr(gv->line, '\n', gv->line_len))) {
-		char *text = gv->line + 1;
-
-		*nl = '\0';
-		switch (gv->line[0]) {
-		case 'I': {
-			char *tab = strchr(text, '\t');
-
-			if (tab) {
-				*tab = '\0';
-				if (strcmp(text, "inject") == 0 || strcmp(text, "constrain") == 0)
-					sandbox_event(ctx, strcmp(text, "inject") == 0 ? "inject" : "constrain", "%s", tab + 1);
-			}
-			break;
-		}
-		case 'L':
-			sscanf(text, "%d %d", &ctx->res->landlock_abi, &ctx->res->seccomp_syscalls);
-			break;
-		case 'X':
-			gv->exec_seen = true;
-			ret = 2;	/* what follows is the supervisor's */
-			break;
-		case 'E':
-			if (!gv->failed)
-				sd_error_set(err, EIO, "%s", text);
-			gv->failed = true;
-			break;
-		case 'S':
-			if (wstatus && sscanf(text, "%d", wstatus) == 1)
-				ret = 1;
-			break;
-		}
-		gv->line_len -= (size_t)(nl + 1 - gv->line);
-		memmove(gv->line, nl + 1, gv->line_len);
-		if (ret)
-			break;
-	}
-	if (gv->line_len == sizeof(gv->line))
-		gv->line_len = 0;	/* an overlong line: drop it */
-	return ret;
-}
-
 /* Read ctl: -1 at EOF, 0 for nothing more yet, 1 with the status, 2 after "X". */
 static int ctl_read(struct sandbox_ctx *ctx, int *wstatus, struct sd_error *err)
 {
 	struct gvisor *gv = ctx->backend_data;
 	ssize_t n;
-	int r = ctl_lines(ctx, wstatus, err);	/* lines left from the last read first */
+	int r = (int)sandbox_ctl_lines(&gv->ctl, wstatus, err);	/* lines left from the last read first */
 
-	if (r == 1 || (r == 2 && !wstatus))
+	if (r == CTL_GOT_STATUS || (r == CTL_GOT_EXEC && !wstatus))
 		return r;
-	n = read(gv->ctl_r, gv->line + gv->line_len, sizeof(gv->line) - gv->line_len);
+	n = sandbox_ctl_read(&gv->ctl, gv->ctl_r);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (n <= 0)
 		return -1;
-	gv->line_len += (size_t)n;
-	r = ctl_lines(ctx, wstatus, err);
-	return r == 2 && wstatus ? 0 : r;
+	r = (int)sandbox_ctl_lines(&gv->ctl, wstatus, err);
+	return r == CTL_GOT_EXEC && wstatus ? 0 : r;
 }
 
 static int gvisor_read_status(struct supervise *sv, int *wstatus)
@@ -403,7 +356,7 @@ static int gvisor_read_status(struct supervise *sv, int *wstatus)
 	gv->ctl_r = sv->status_fd;
 	r = ctl_read(sv->ctx, wstatus, NULL);
 	gv->ctl_r = -1;
-	return r == 2 ? 0 : r;
+	return r == CTL_GOT_EXEC ? 0 : r;
 }
 
 static void runsc_log_error(struct gvisor *gv, struct sd_error *err)
@@ -429,7 +382,7 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 	struct gvisor *gv = ctx->backend_data;
 	int64_t deadline = now_ms() + SETUP_TIMEOUT_MS;
 
-	while (!gv->exec_seen && !gv->failed) {
+	while (!gv->ctl.exec_seen && !gv->ctl.failed) {
 		struct pollfd pfd = { .fd = gv->ctl_r, .events = POLLIN };
 		int64_t left = deadline - now_ms();
 		int ws, r;
@@ -440,7 +393,7 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 			gv->helper = -1;
 			/* what init said before runsc ended, then runsc's own words */
 			ctl_read(ctx, NULL, err);
-			if (gv->failed)
+			if (gv->ctl.failed)
 				return -1;
 			sd_error_set(err, EIO, "runsc ended before the program started (%s %d)",
 				     WIFEXITED(ws) ? "exit" : "signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
@@ -452,10 +405,10 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 		if (!pfd.revents)
 			continue;
 		r = ctl_read(ctx, NULL, err);
-		if (r < 0 && !gv->exec_seen && !gv->failed)
+		if (r < 0 && !gv->ctl.exec_seen && !gv->ctl.failed)
 			return sd_error_set(err, EIO, "gVisor init died during setup");
 	}
-	return gv->failed ? -1 : 0;
+	return gv->ctl.failed ? -1 : 0;
 }
 
 static int open_fifo(struct gvisor *gv, const char *name, int flags, struct sd_error *err)

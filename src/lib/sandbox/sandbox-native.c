@@ -45,9 +45,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox/sandbox-child.h"
-#include "sandbox/sandbox-supervise.h"
 #include "base/util.h"
+#include "sandbox/sandbox-child.h"
+#include "sandbox/sandbox-ctl.h"
+#include "sandbox/sandbox-supervise.h"
 #include "sandbox/zygote.h"
 
 /* Host uids for sandboxes started by root: a range no account uses, one
@@ -146,12 +147,12 @@ static void kill_sandbox(struct sandbox_ctx *ctx)
 /* Read the setup messages until EOF: the program was executed, or setup failed. */
 static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 {
+	static const char *const phases[] = { "provision", "inject", "constrain", NULL };
 	struct native *nt = ctx->backend_data;
 	int64_t deadline = now_ms() + SETUP_TIMEOUT_MS;
-	char buf[16384];
-	size_t len = 0;
-	bool exec_seen = false, failed = false;
+	struct sandbox_ctl ctl;
 
+	sandbox_ctl_init(&ctl, ctx, phases);
 	for (;;) {
 		struct pollfd pfd = { .fd = nt->msg_r, .events = POLLIN };
 		int64_t left = deadline - now_ms();
@@ -163,54 +164,19 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 			return sd_error_errno(err, errno, "poll");
 		if (!pfd.revents)
 			continue;
-		n = read(nt->msg_r, buf + len, sizeof(buf) - 1 - len);
+		n = sandbox_ctl_read(&ctl, nt->msg_r);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		len += (size_t)n;
-		buf[len] = '\0';
-		/* Handle complete lines as they come, so events carry their time. */
-		char *nl;
-		while ((nl = memchr(buf, '\n', len))) {
-			char *text = buf + 1;
-
-			*nl = '\0';
-			switch (buf[0]) {
-			case CHILD_MSG_EVENT: {
-				char *tab = strchr(text, '\t');
-
-				if (tab) {
-					static const char *const phases[] = { "provision", "inject", "constrain" };
-
-					*tab = '\0';
-					for (size_t i = 0; i < 3; i++)
-						if (strcmp(text, phases[i]) == 0)
-							sandbox_event(ctx, phases[i], "%s", tab + 1);
-				}
-				break;
-			}
-			case CHILD_MSG_INFO:
-				sscanf(text, "%d %d", &ctx->res->landlock_abi, &ctx->res->seccomp_syscalls);
-				break;
-			case CHILD_MSG_EXEC:
-				exec_seen = true;
-				break;
-			case CHILD_MSG_ERROR:
-				if (!failed)
-					sd_error_set(err, EIO, "%s", text);
-				failed = true;
-				break;
-			}
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len);
-		}
-		if (len == sizeof(buf) - 1)
-			len = 0;	/* an overlong line: drop it */
+		/* Handle complete lines as they come, so events carry their time;
+		 * all of them ("E" may follow "X" when the exec failed). */
+		while (sandbox_ctl_lines(&ctl, NULL, err) != CTL_ALL_READ)
+			;
 	}
-	if (failed)
+	if (ctl.failed)
 		return -1;
-	if (!exec_seen)
+	if (!ctl.exec_seen)
 		return sd_error_set(err, EIO, "sandbox init died during setup");
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* result.c - test status names and the release of a sample's result */
+/* result.c - test status names, adding a test to a sample's result and its release */
+#define _GNU_SOURCE
 #include "suite/result.h"
 
 #include <stdlib.h>
@@ -86,6 +87,25 @@ void lint_finding_release(struct lint_finding *f)
 	free(f->category);
 	free(f->message);
 	memset(f, 0, sizeof(*f));
+}
+
+void sample_result_add_test(struct sample_result *r, const char *name, enum test_status st, const char *detail,
+			    bool in_process, const struct task_test *decl)
+{
+	struct test_result *n = realloc(r->tests, (r->n_tests + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	r->tests = n;
+	n = &r->tests[r->n_tests++];
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name ? name : "?");
+	n->status = st;
+	n->detail = detail ? strdup(detail) : NULL;
+	n->in_process = in_process;
+	n->tier = decl ? decl->tier : TIER_CANONICAL;
+	n->weight = decl ? decl->weight : 1.0;
+	n->visibility = decl ? decl->visibility : VIS_PUBLIC;
 }
 
 void sample_result_release(struct sample_result *r)

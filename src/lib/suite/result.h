@@ -105,6 +105,11 @@ json_t *sample_result_to_json(const struct sample_result *r);
 int sample_result_from_json(json_t *o, struct sample_result *r);
 /* Parse a status name; returns -1 when unknown. */
 int test_status_parse(const char *name);
+/* Append a test to R: NAME (NULL: "?") and DETAIL (may be NULL) copied, its
+ * tier, weight and visibility from DECL, the task's declaration of it (NULL:
+ * a canonical, public test of weight 1). Left out on ENOMEM. */
+void sample_result_add_test(struct sample_result *r, const char *name, enum test_status st, const char *detail,
+			    bool in_process, const struct task_test *decl);
 void sample_result_release(struct sample_result *r);
 
 #endif
