@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <math.h>
 
+#include "eval/evaluator.h"
 #include "eval/lint.h"
 #include "score/metrics.h"
 #include "report/report.h"
@@ -270,21 +271,25 @@ static void test_sample_in_sandbox(void **state)
 {
 	struct task t = { .id = "t", .class = "c", .language = "python", .format = TASK_NATIVE };
 	struct sample s = { .task_id = "t", .sample_id = "t/0", .code = "import os\n\n\ndef f(x):\n    return eval(x)\n" };
-	struct lint_options o;
+	struct evaluator_options o;
+	struct evaluator *ev;
 	struct sample_result r;
 	struct sd_error err = { 0 };
 
 	(void)state;
 	if (geteuid() != 0)
 		fx_skip("root: a real lint sandbox here needs root (the CLI tests cover the unprivileged user)");
-	lint_options_init(&o);
+	evaluator_options_init(&o);
 	o.runners_dir = "runners";
-	o.tool_path = "/nonexistent";
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(lint_sample(&t, &s, &o, &r, &err), 0);
+	o.lint_tool_path = "/nonexistent";
+	ev = evaluator_new(&o, &err);
+	assert_non_null(ev);
+	assert_int_equal(evaluator_lint(ev, &t, &s, &r, &err), 0);
+	evaluator_free(ev);
 	assert_int_equal(r.lint, LINT_UNAVAILABLE);
 	assert_contains(r.lint_detail, "flake8 is not installed");
 	assert_contains(r.lint_detail, "bandit is not installed");
+	assert_int_equal(r.n_tests, 0);
 	r.score = 1.0;
 	score_sample(&r);	/* no tests: a harness error, and never a composite */
 	assert_true(isnan(r.composite));
@@ -292,9 +297,11 @@ static void test_sample_in_sandbox(void **state)
 
 	if (!have("flake8") || !have("bandit"))
 		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
-	o.tool_path = NULL;
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(lint_sample(&t, &s, &o, &r, &err), 0);
+	o.lint_tool_path = NULL;
+	ev = evaluator_new(&o, &err);
+	assert_non_null(ev);
+	assert_int_equal(evaluator_lint(ev, &t, &s, &r, &err), 0);
+	evaluator_free(ev);
 	if (r.lint != LINT_FAILED)
 		fail_msg("lint %s: %s", lint_status_name(r.lint), r.lint_detail);
 	assert_true(r.n_findings >= 2);
@@ -312,37 +319,53 @@ static void test_sample_in_sandbox(void **state)
 	sample_result_release(&r);
 }
 
+/* evaluator_check_lint with the options O, twice when it works (a no-op then). */
+static int check(const struct evaluator_options *o, struct sd_error *err)
+{
+	struct evaluator *ev = evaluator_new(o, err);
+	int ret;
+
+	assert_non_null(ev);
+	ret = evaluator_check_lint(ev, err);
+	if (ret == 0)
+		ret = evaluator_check_lint(ev, err);	/* a second call with it is a no-op */
+	evaluator_free(ev);
+	return ret;
+}
+
 /* A broken runners/lint/lint.json stops before any sample, saying what is wrong. */
 static void test_bad_config(void **state)
 {
 	char *dir = fx_tmpdir();
 	char *sub = fx_str("%s/lint", dir), *json = fx_str("%s/lint/lint.json", dir);
-	struct lint_options o;
+	struct evaluator_options o;
 	struct sd_error err = { 0 };
 	FILE *f;
 
 	(void)state;
-	lint_options_init(&o);
+	evaluator_options_init(&o);
 	o.runners_dir = dir;
-	assert_int_equal(lint_check(&o, &err), -1);
+	assert_int_equal(check(&o, &err), -1);
 	assert_contains(err.msg, "lint.json");
 	assert_int_equal(mkdir(sub, 0755), 0);
 	f = fopen(json, "w");
 	assert_non_null(f);
 	fputs("{\"files\": [], \"python\": {\"source\": \"c.py\", \"tools\": [{\"name\": \"pylint\", \"argv\": [\"pylint\"]}]}}", f);
 	fclose(f);
-	assert_int_equal(lint_check(&o, &err), -1);
+	assert_int_equal(check(&o, &err), -1);
 	assert_contains(err.msg, "python.tools[0]");
 	f = fopen(json, "w");
 	assert_non_null(f);
 	fputs("{\"files\": [\"missing.py\"]}", f);
 	fclose(f);
-	assert_int_equal(lint_check(&o, &err), -1);
+	assert_int_equal(check(&o, &err), -1);
 	assert_contains(err.msg, "missing.py");
-	/* the real one loads, and a second call with it is a no-op */
+	/* the real one loads; without lint, nothing is read */
 	o.runners_dir = "runners";
-	assert_int_equal(lint_check(&o, &err), 0);
-	assert_int_equal(lint_check(&o, &err), 0);
+	assert_int_equal(check(&o, &err), 0);
+	o.runners_dir = dir;
+	o.lint = false;
+	assert_int_equal(check(&o, &err), 0);
 	fx_rm_rf(dir);
 	free(sub);
 	free(json);

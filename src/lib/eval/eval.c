@@ -9,7 +9,7 @@
  * sandbox's fate when the driver did not finish, into test results.
  */
 #define _GNU_SOURCE
-#include "eval/eval.h"
+#include "eval/evaluator-internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,175 +29,6 @@
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
-/* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
- * host image's interpreter, as the Makefile found it when it compiled the
- * pycs (Debian 12's python3.11). Pycs of another tag are simply not used. */
-#ifndef PYC_TAG
-#define PYC_TAG "cpython-311"
-#endif
-
-/* A file injected into DRIVER_DIR. */
-struct harness_file {
-	char *name;
-	char *text;
-	size_t len;
-};
-
-/* A language: runners/<lang>/runner.json plus the files it lists. */
-struct runner {
-	char *lang;
-	json_t *def;			/* source, files, run, compile */
-	struct harness_file files[16];	/* start.py, driver.py, plain.py, the language's own, their .pycs */
-	size_t n_files;
-};
-
-#define MAX_RUNNERS 8
-
-void eval_options_init(struct eval_options *o)
-{
-	o->timeout = 3.0;
-	o->memory = 512ull << 20;
-	o->backend = "native";
-	o->runners_dir = NULL;
-	o->cold = false;
-	o->image = NULL;
-}
-
-const char *eval_runners_dir(void)
-{
-	static char dir[PATH_MAX];
-	const char *env = getenv("SANDEVAL_RUNNERS");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-	if (dir[0])
-		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, sizeof(dir), "%s/runners", exe);
-			if (access(dir, R_OK) == 0)
-				return dir;
-			/* a build directory (build-asan/sandeval) beside the sources */
-			snprintf(dir, sizeof(dir), "%s/../runners", exe);
-			if (access(dir, R_OK) == 0)
-				return dir;
-		}
-	}
-	snprintf(dir, sizeof(dir), "/usr/share/sandeval/runners");
-	return dir;
-}
-
-static int64_t epoch_ms(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
-static int add_file(struct runner *r, const char *dir, const char *rel, const char *name, struct sd_error *err)
-{
-	cleanup_free char *path = xasprintf("%s/%s", dir, rel);
-	struct harness_file *f;
-
-	if (r->n_files == sizeof(r->files) / sizeof(r->files[0]))
-		return sd_error_set(err, E2BIG, "runner '%s': too many files", r->lang);
-	f = &r->files[r->n_files];
-	if (!path || read_file(path, 1 << 20, &f->text, &f->len, err) < 0)
-		return sd_error_wrap(err, "runners directory '%s' (set SANDEVAL_RUNNERS)", dir);
-	f->name = strdup(name);
-	r->n_files++;
-	return 0;
-}
-
-/* The compiled form of module REL ("python/plain") that `make` wrote in its
- * __pycache__ for the sandbox's Python (checked-hash: Python still checks it
- * against the source), injected as __pycache__/<name>.<tag>.pyc beside the
- * module. None found is fine: Python then compiles the source each time. */
-static int add_pyc(struct runner *r, const char *dir, const char *rel, struct sd_error *err)
-{
-	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-	cleanup_free char *sub = xasprintf("%.*s", (int)(base - rel), rel);
-	cleanup_free char *rel_pyc = sub ? xasprintf("%s__pycache__/%s." PYC_TAG ".pyc", sub, base) : NULL;
-	cleanup_free char *name = xasprintf("__pycache__/%s." PYC_TAG ".pyc", base);
-	cleanup_free char *path = rel_pyc ? xasprintf("%s/%s", dir, rel_pyc) : NULL;
-
-	if (!rel_pyc || !name || !path)
-		return sd_error_errno(err, ENOMEM, "runners directory '%s'", dir);
-	if (access(path, R_OK) < 0)
-		return 0;
-	return add_file(r, dir, rel_pyc, name, err);
-}
-
-/* The runner of LANG, read once per process from runners/<lang>/runner.json. */
-static const struct runner *load_runner(const char *dir, const char *lang, struct sd_error *err)
-{
-	static struct runner cache[MAX_RUNNERS];
-	static size_t n_cache;
-	struct runner *r;
-	json_t *files, *f;
-	size_t i;
-
-	for (i = 0; i < n_cache; i++)
-		if (strcmp(cache[i].lang, lang) == 0)
-			return &cache[i];
-	if (n_cache == MAX_RUNNERS || strchr(lang, '/') || !*lang) {
-		sd_error_set(err, EINVAL, "no runner for language '%s'", lang);
-		return NULL;
-	}
-	r = &cache[n_cache];
-	memset(r, 0, sizeof(*r));
-	r->lang = strdup(lang);
-	{
-		cleanup_free char *path = xasprintf("%s/%s/runner.json", dir, lang);
-		json_error_t je;
-
-		r->def = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &je) : NULL;
-		if (!r->def) {
-			sd_error_set(err, ENOENT, "no runner for language '%s': %s:%d: %s (set SANDEVAL_RUNNERS)",
-				     lang, path ? path : dir, je.line, je.text);
-			return NULL;
-		}
-	}
-	if (!json_is_string(json_object_get(r->def, "source")) || !json_is_array(json_object_get(r->def, "run"))) {
-		sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
-		return NULL;
-	}
-	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
-	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
-	    add_pyc(r, dir, "python/plain", err) < 0)
-		return NULL;
-	files = json_object_get(r->def, "files");
-	json_array_foreach(files, i, f) {
-		const char *name = json_string_value(f);
-		cleanup_free char *rel = name ? xasprintf("%s/%s", lang, name) : NULL;
-
-		if (!name || strchr(name, '/') || !rel) {
-			sd_error_set(err, EINVAL, "%s/%s/runner.json: files[%zu] must be a file name", dir, lang, i);
-			return NULL;
-		}
-		if (strcmp(name, "plain.py") == 0)
-			continue;
-		if (add_file(r, dir, rel, name, err) < 0)
-			return NULL;
-		if (strlen(rel) > 3 && strcmp(rel + strlen(rel) - 3, ".py") == 0) {
-			rel[strlen(rel) - 3] = '\0';
-			if (add_pyc(r, dir, rel, err) < 0)
-				return NULL;
-		}
-	}
-	n_cache++;
-	return r;
-}
-
 /* A runner.json command with {dir}, {source}, {memory}, {memory_mb} filled in. */
 static json_t *command(const json_t *tmpl, const char *source, uint64_t memory)
 {
@@ -252,7 +83,7 @@ static char *candidate_source(const struct task *t, const struct sample *s)
 }
 
 static char *build_plan(const struct task *t, const struct runner *rn, const json_t *expected,
-			const struct eval_options *o, bool oracle, const char *key)
+			const struct evaluator_options *o, bool oracle, const char *key)
 {
 	const char *source = json_string_value(json_object_get(rn->def, "source"));
 	uint64_t memory = t->memory ? t->memory : o->memory;
@@ -314,49 +145,11 @@ static void he_result(struct sample_result *r)
 		r->he_result = xasprintf("failed: %s", first->detail ? first->detail : test_status_name(first->status));
 }
 
-/* This process's zygote for warm starts (zygote.h), started on first use;
- * NULL for a cold start: asked for, another backend or image, or the zygote
- * would not start (then eval_warm_error() says why). A forked process starts
- * its own: only the starter of a zygote can use it. */
-static struct zygote *warm_zygote;
-static pid_t warm_owner;
-static char warm_why[1024];
-
-static struct zygote *warm_start(const struct task *task, const struct eval_options *o)
+/* Run the driver on SOURCE with PLAN in a fresh sandbox, each test held to TIMEOUT. */
+static int run_driver(struct evaluator *ev, const struct task *task, const struct runner *rn, const char *source,
+		      const char *plan, double timeout, struct sandbox_result *sr, struct sd_error *err)
 {
-	const char *image = task->image ? task->image : o->image;
-	struct sd_error e = { 0 };
-
-	if (o->cold || (o->backend && strcmp(o->backend, "native") != 0) || (image && strcmp(image, "host") != 0))
-		return NULL;
-	if (warm_owner != getpid()) {
-		zygote_stop(warm_zygote);	/* the parent's: only closes our copy */
-		warm_owner = getpid();
-		warm_zygote = zygote_start(o->runners_dir ? o->runners_dir : eval_runners_dir(), &e);
-		if (!warm_zygote)
-			snprintf(warm_why, sizeof(warm_why), "%s", e.msg);
-	}
-	return warm_zygote;
-}
-
-const char *eval_warm_error(void)
-{
-	return warm_owner == getpid() && !warm_zygote && warm_why[0] ? warm_why : NULL;
-}
-
-void eval_release(void)
-{
-	if (warm_owner == getpid())
-		zygote_stop(warm_zygote);
-	warm_zygote = NULL;
-	warm_owner = 0;
-	warm_why[0] = '\0';
-}
-
-/* Run the driver on SOURCE with PLAN in a fresh sandbox. */
-static int run_driver(const struct task *task, const struct runner *rn, const char *source, const char *plan,
-		      const struct eval_options *o, struct sandbox_result *sr, struct sd_error *err)
-{
+	const struct evaluator_options *o = &ev->o;
 	char mem[32], src[300];
 	/* python: the driver forks the runner before it reads its plan (see driver.py) */
 	char *argv[] = { "python3", "-I", "-S", DRIVER_DIR "/start.py", rn->lang, src, mem, NULL };
@@ -390,20 +183,19 @@ static int run_driver(const struct task *task, const struct runner *rn, const ch
 	cfg.memory = task->memory ? task->memory : o->memory;
 	/* The driver holds each test to the timeout; these are the backstops
 	 * (plus time to compile, for compiled languages). */
-	budget = (task->wall_time > 0 ? task->wall_time : o->timeout) * (double)units + 5.0 +
+	budget = (task->wall_time > 0 ? task->wall_time : timeout) * (double)units + 5.0 +
 		 (json_is_array(json_object_get(rn->def, "compile")) ? 30.0 : 0.0);
 	cfg.wall_time = budget > MAX_WALL ? MAX_WALL : budget;
 	cfg.cpu_time = cfg.wall_time;
 	cfg.output = 8u << 20;
 	cfg.pids = 128;
-	cfg.zygote = warm_start(task, o);
+	cfg.zygote = evaluator_zygote(ev, task);
 	return sandbox_run(&cfg, sr, err);
 }
 
-int eval_sample(const struct task *task, const struct sample *sample, const json_t *expected,
-		const struct eval_options *o, struct sample_result *out, struct sd_error *err)
+int eval_tests(struct evaluator *ev, const struct task *task, const struct sample *sample,
+	       const json_t *expected, struct sample_result *out, struct sd_error *err)
 {
-	const char *dir = o->runners_dir ? o->runners_dir : eval_runners_dir();
 	cleanup_free char *source = candidate_source(task, sample);
 	cleanup_free char *plan = NULL;
 	const struct runner *rn;
@@ -411,20 +203,14 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 	struct sd_error e = { 0 };
 	char key[2 * VERDICT_KEY_BYTES + 1];
 
-	memset(out, 0, sizeof(*out));
-	out->task_id = strdup(task->id);
-	out->sample_id = strdup(sample->sample_id);
-	out->model = sample->model ? strdup(sample->model) : NULL;
-	out->task_class = strdup(task->class ? task->class : "default");
-	out->completion = strdup(sample->code ? sample->code : "");
-	out->rouge_l = task->reference && sample->code ? rouge_l(sample->code, task->reference) : NAN;
-	out->composite = NAN;
-	out->started_ms = epoch_ms();
-	if (!out->task_id || !out->sample_id || !out->task_class || !source || !out->completion)
+	if (evaluator_result_start(out, task, sample) < 0 || !source) {
+		sample_result_release(out);
 		return sd_error_errno(err, ENOMEM, "eval");
-	rn = load_runner(dir, task->language ? task->language : "python", &e);
-	plan = rn && random_hex(key, VERDICT_KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, o, false, key) : NULL;
-	if (!rn || !plan || run_driver(task, rn, source, plan, o, &sr, &e) < 0) {
+	}
+	out->rouge_l = task->reference && sample->code ? rouge_l(sample->code, task->reference) : NAN;
+	rn = evaluator_runner(ev, task->language ? task->language : "python", &e);
+	plan = rn && random_hex(key, VERDICT_KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, &ev->o, false, key) : NULL;
+	if (!rn || !plan || run_driver(ev, task, rn, source, plan, ev->o.timeout, &sr, &e) < 0) {
 		sample_result_add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
 	} else {
 		out->sandbox_ids = strdup(sr.id);
@@ -434,7 +220,7 @@ int eval_sample(const struct task *task, const struct sample *sample, const json
 		verdict_read(task, &sr, key, out);
 		sandbox_result_release(&sr);
 	}
-	out->finished_ms = epoch_ms();
+	out->finished_ms = evaluator_now_ms();
 	if (out->n_tests == 0)
 		sample_result_add_test(out, "(no tests)", TS_HARNESS_ERROR, "the task has no tests", false, NULL);
 	out->harness_error = true;
@@ -454,8 +240,7 @@ static bool needs_oracle(const struct task *t)
 	return false;
 }
 
-int eval_oracle(const struct task *task, const struct eval_options *o, json_t **expected,
-		struct sd_error *err)
+int eval_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err)
 {
 	cleanup_free char *plan = NULL;
 	const struct runner *rn;
@@ -470,13 +255,13 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 		return 0;
 	if (!task->reference)
 		return sd_error_set(err, EINVAL, "task '%s': tests without an expected value need a reference solution", task->id);
-	rn = load_runner(o->runners_dir ? o->runners_dir : eval_runners_dir(), task->language ? task->language : "python", err);
+	rn = evaluator_runner(ev, task->language ? task->language : "python", err);
 	if (!rn)
 		return sd_error_wrap(err, "task '%s'", task->id);
 	if (random_hex(key, VERDICT_KEY_BYTES, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
-	plan = build_plan(task, rn, NULL, o, true, key);
-	if (!plan || run_driver(task, rn, task->reference, plan, o, &sr, err) < 0)
+	plan = build_plan(task, rn, NULL, &ev->o, true, key);
+	if (!plan || run_driver(ev, task, rn, task->reference, plan, ev->o.timeout, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
 	verdict_reader_open(&vr, sr.stdout_buf, sr.stdout_len, key);
@@ -510,10 +295,9 @@ int eval_oracle(const struct task *task, const struct eval_options *o, json_t **
 	return 0;
 }
 
-int eval_prepare(struct task *tasks, size_t n, const struct eval_options *o, struct sd_error *err)
+int eval_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_error *err)
 {
 	struct task none = { .id = "(split)", .language = "python", .format = TASK_HUMANEVAL };
-	struct eval_options so = *o;
 	cleanup_free char *plan = NULL;
 	const struct runner *rn;
 	struct sandbox_result sr;
@@ -540,10 +324,9 @@ int eval_prepare(struct task *tasks, size_t n, const struct eval_options *o, str
 		free(index);
 		return 0;
 	}
-	rn = load_runner(o->runners_dir ? o->runners_dir : eval_runners_dir(), "python", err);
+	rn = evaluator_runner(ev, "python", err);
 	/* some 2 ms a task; the backstop is generous (a slow, loaded machine) */
-	so.timeout = 10.0 + (double)m * 0.05;
-	if (!rn || !plan || run_driver(&none, rn, "", plan, &so, &sr, err) < 0) {
+	if (!rn || !plan || run_driver(ev, &none, rn, "", plan, 10.0 + (double)m * 0.05, &sr, err) < 0) {
 		free(index);
 		return sd_error_wrap(err, "preparing the tests of %zu tasks", m);
 	}

@@ -1,44 +1,196 @@
-/* evaluator.c - the pipeline's context: how a sample is evaluated (sandbox settings, tests, lint) and what is kept between samples */
+/* evaluator.c - the pipeline's context: how a sample is evaluated (sandbox settings, tests, lint) and what is kept between samples
+ *
+ * The handle keeps, per process that uses it: the runners read from the
+ * runners directory (runner.json and the harness files of each language,
+ * read on first use), lint's configuration (lint.c), and the warm-start
+ * zygote. A forked worker has a copy of the handle: it reads nothing again,
+ * but starts a zygote of its own, since only a zygote's starter may use it.
+ */
 #define _GNU_SOURCE
-#include "eval/evaluator.h"
+#include "eval/evaluator-internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
-#include "eval/eval.h"
-#include "eval/lint.h"
+#include "base/util.h"
 #include "score/score.h"
 
-struct evaluator {
-	struct evaluator_options o;
-	struct eval_options eval;	/* the tests' half of O */
-	struct lint_options lint;	/* lint's half of O */
-};
+/* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
+ * host image's interpreter, as the Makefile found it when it compiled the
+ * pycs (Debian 12's python3.11). Pycs of another tag are simply not used. */
+#ifndef PYC_TAG
+#define PYC_TAG "cpython-311"
+#endif
 
 void evaluator_options_init(struct evaluator_options *o)
 {
-	struct eval_options e;
-	struct lint_options l;
-
-	eval_options_init(&e);
-	lint_options_init(&l);
 	memset(o, 0, sizeof(*o));
-	o->backend = e.backend;
-	o->timeout = e.timeout;
-	o->memory = e.memory;
+	o->backend = "native";
+	o->timeout = 3.0;
+	o->memory = 512ull << 20;
 	o->lint = true;
-	o->lint_threshold = l.threshold;
-	o->lint_memory = l.memory;
-	o->lint_tool_timeout = l.tool_timeout;
+	o->lint_threshold = LINT_SEV_WARNING;
+	o->lint_memory = 512ull << 20;
+	o->lint_tool_timeout = 30.0;
 }
 
 const char *evaluator_runners_dir(void)
 {
-	return eval_runners_dir();
+	static char dir[PATH_MAX];
+	const char *env = getenv("SANDEVAL_RUNNERS");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof(dir), "%s/runners", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
+			/* a build directory (build-asan/sandeval) beside the sources */
+			snprintf(dir, sizeof(dir), "%s/../runners", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
+		}
+	}
+	snprintf(dir, sizeof(dir), "/usr/share/sandeval/runners");
+	return dir;
 }
+
+int64_t evaluator_now_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* --- the runners: runners/<lang>/runner.json and the files it names --- */
+
+static void runner_release(struct runner *r)
+{
+	free(r->lang);
+	json_decref(r->def);
+	for (size_t i = 0; i < r->n_files; i++) {
+		free(r->files[i].name);
+		free(r->files[i].text);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_file(struct runner *r, const char *dir, const char *rel, const char *name, struct sd_error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, rel);
+	struct harness_file *f;
+
+	if (r->n_files == sizeof(r->files) / sizeof(r->files[0]))
+		return sd_error_set(err, E2BIG, "runner '%s': too many files", r->lang);
+	f = &r->files[r->n_files];
+	if (!path || read_file(path, 1 << 20, &f->text, &f->len, err) < 0)
+		return sd_error_wrap(err, "runners directory '%s' (set SANDEVAL_RUNNERS)", dir);
+	f->name = strdup(name);
+	r->n_files++;
+	return 0;
+}
+
+/* The compiled form of module REL ("python/plain") that `make` wrote in its
+ * __pycache__ for the sandbox's Python (checked-hash: Python still checks it
+ * against the source), injected as __pycache__/<name>.<tag>.pyc beside the
+ * module. None found is fine: Python then compiles the source each time. */
+static int add_pyc(struct runner *r, const char *dir, const char *rel, struct sd_error *err)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	cleanup_free char *sub = xasprintf("%.*s", (int)(base - rel), rel);
+	cleanup_free char *rel_pyc = sub ? xasprintf("%s__pycache__/%s." PYC_TAG ".pyc", sub, base) : NULL;
+	cleanup_free char *name = xasprintf("__pycache__/%s." PYC_TAG ".pyc", base);
+	cleanup_free char *path = rel_pyc ? xasprintf("%s/%s", dir, rel_pyc) : NULL;
+
+	if (!rel_pyc || !name || !path)
+		return sd_error_errno(err, ENOMEM, "runners directory '%s'", dir);
+	if (access(path, R_OK) < 0)
+		return 0;
+	return add_file(r, dir, rel_pyc, name, err);
+}
+
+const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, struct sd_error *err)
+{
+	const char *dir = ev->runners_dir;
+	struct runner *r;
+	json_t *files, *f;
+	size_t i;
+
+	for (i = 0; i < ev->n_runners; i++)
+		if (strcmp(ev->runners[i].lang, lang) == 0)
+			return &ev->runners[i];
+	if (ev->n_runners == EVAL_MAX_RUNNERS || strchr(lang, '/') || !*lang) {
+		sd_error_set(err, EINVAL, "no runner for language '%s'", lang);
+		return NULL;
+	}
+	r = &ev->runners[ev->n_runners];
+	runner_release(r);
+	r->lang = strdup(lang);
+	if (!r->lang) {
+		sd_error_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	{
+		cleanup_free char *path = xasprintf("%s/%s/runner.json", dir, lang);
+		json_error_t je;
+
+		r->def = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &je) : NULL;
+		if (!r->def) {
+			sd_error_set(err, ENOENT, "no runner for language '%s': %s:%d: %s (set SANDEVAL_RUNNERS)",
+				     lang, path ? path : dir, je.line, je.text);
+			return NULL;
+		}
+	}
+	if (!json_is_string(json_object_get(r->def, "source")) || !json_is_array(json_object_get(r->def, "run"))) {
+		sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
+		return NULL;
+	}
+	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
+	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
+	    add_pyc(r, dir, "python/plain", err) < 0)
+		return NULL;
+	files = json_object_get(r->def, "files");
+	json_array_foreach(files, i, f) {
+		const char *name = json_string_value(f);
+		cleanup_free char *rel = name ? xasprintf("%s/%s", lang, name) : NULL;
+
+		if (!name || strchr(name, '/') || !rel) {
+			sd_error_set(err, EINVAL, "%s/%s/runner.json: files[%zu] must be a file name", dir, lang, i);
+			return NULL;
+		}
+		if (strcmp(name, "plain.py") == 0)
+			continue;
+		if (add_file(r, dir, rel, name, err) < 0)
+			return NULL;
+		if (strlen(rel) > 3 && strcmp(rel + strlen(rel) - 3, ".py") == 0) {
+			rel[strlen(rel) - 3] = '\0';
+			if (add_pyc(r, dir, rel, err) < 0)
+				return NULL;
+		}
+	}
+	ev->n_runners++;
+	return r;
+}
+
+/* --- the handle --- */
 
 struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_error *err)
 {
@@ -49,32 +201,19 @@ struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_err
 		return NULL;
 	}
 	ev->o = *o;
-	eval_options_init(&ev->eval);
-	ev->eval.timeout = o->timeout;
-	ev->eval.memory = o->memory;
-	ev->eval.backend = o->backend;
-	ev->eval.runners_dir = o->runners_dir;
-	ev->eval.seed = o->seed;
-	ev->eval.image = o->image;
-	ev->eval.cold = o->cold;
-	lint_options_init(&ev->lint);
-	ev->lint.threshold = o->lint_threshold;
-	ev->lint.backend = o->backend;
-	ev->lint.runners_dir = o->runners_dir;
-	ev->lint.tool_path = o->lint_tool_path;
-	ev->lint.memory = o->lint_memory;
-	ev->lint.tool_timeout = o->lint_tool_timeout;
+	ev->runners_dir = o->runners_dir ? o->runners_dir : evaluator_runners_dir();
 	return ev;
-}
-
-int evaluator_check_lint(struct evaluator *ev, struct sd_error *err)
-{
-	return ev->o.lint ? lint_check(&ev->lint, err) : 0;
 }
 
 void evaluator_free(struct evaluator *ev)
 {
-	eval_release();
+	if (!ev)
+		return;
+	if (ev->zygote_owner == getpid())
+		zygote_stop(ev->zygote);
+	for (size_t i = 0; i < ev->n_runners; i++)
+		runner_release(&ev->runners[i]);
+	lint_conf_free(ev->lint);
 	free(ev);
 }
 
@@ -85,20 +224,67 @@ const struct evaluator_options *evaluator_options(const struct evaluator *ev)
 
 void evaluator_set_limits(struct evaluator *ev, double timeout, uint64_t memory)
 {
-	ev->o.timeout = ev->eval.timeout = timeout;
-	ev->o.memory = ev->eval.memory = memory;
+	ev->o.timeout = timeout;
+	ev->o.memory = memory;
+}
+
+int evaluator_check_lint(struct evaluator *ev, struct sd_error *err)
+{
+	return ev->o.lint ? lint_load(ev, err) : 0;
+}
+
+/* --- warm starts --- */
+
+struct zygote *evaluator_zygote(struct evaluator *ev, const struct task *task)
+{
+	const char *image = task->image ? task->image : ev->o.image;
+	struct sd_error e = { 0 };
+
+	if (ev->o.cold || (ev->o.backend && strcmp(ev->o.backend, "native") != 0) ||
+	    (image && strcmp(image, "host") != 0))
+		return NULL;
+	if (ev->zygote_owner != getpid()) {
+		zygote_stop(ev->zygote);	/* the parent's: only closes our copy */
+		ev->zygote_owner = getpid();
+		ev->warm_why[0] = '\0';
+		ev->zygote = zygote_start(ev->runners_dir, &e);
+		if (!ev->zygote)
+			snprintf(ev->warm_why, sizeof(ev->warm_why), "%s", e.msg);
+	}
+	return ev->zygote;
 }
 
 const char *evaluator_warm_error(const struct evaluator *ev)
 {
-	(void)ev;
-	return eval_warm_error();
+	return ev->zygote_owner == getpid() && !ev->zygote && ev->warm_why[0] ? ev->warm_why : NULL;
+}
+
+/* --- samples --- */
+
+int evaluator_result_start(struct sample_result *out, const struct task *task, const struct sample *sample)
+{
+	memset(out, 0, sizeof(*out));
+	out->task_id = strdup(task->id);
+	out->sample_id = strdup(sample->sample_id);
+	out->model = sample->model ? strdup(sample->model) : NULL;
+	out->task_class = strdup(task->class ? task->class : "default");
+	out->completion = strdup(sample->code ? sample->code : "");
+	out->score = out->score_public = out->score_holdout = NAN;
+	out->rouge_l = NAN;
+	out->composite = NAN;
+	out->started_ms = evaluator_now_ms();
+	if (!out->task_id || !out->sample_id || !out->task_class || !out->completion ||
+	    (sample->model && !out->model)) {
+		sample_result_release(out);
+		return -1;
+	}
+	return 0;
 }
 
 int evaluator_tests(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		    const json_t *expected, struct sample_result *out, struct sd_error *err)
 {
-	return eval_sample(task, sample, expected, &ev->eval, out, err);
+	return eval_tests(ev, task, sample, expected, out, err);
 }
 
 int evaluator_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
@@ -106,11 +292,11 @@ int evaluator_sample(struct evaluator *ev, const struct task *task, const struct
 {
 	struct sd_error e = { 0 };
 
-	if (eval_sample(task, sample, expected, &ev->eval, out, err) < 0)
+	if (eval_tests(ev, task, sample, expected, out, err) < 0)
 		return -1;
 	if (!ev->o.lint)
 		return 0;
-	if (lint_sample(task, sample, &ev->lint, out, &e) < 0) {
+	if (lint_sample(ev, task, sample, out, &e) < 0) {
 		out->lint = LINT_ERROR;
 		free(out->lint_detail);
 		out->lint_detail = strdup(e.msg);
@@ -119,46 +305,26 @@ int evaluator_sample(struct evaluator *ev, const struct task *task, const struct
 	return 0;
 }
 
-static int64_t epoch_ms(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
 int evaluator_lint(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		   struct sample_result *out, struct sd_error *err)
 {
-	memset(out, 0, sizeof(*out));
-	out->task_id = strdup(sample->task_id);
-	out->sample_id = strdup(sample->sample_id);
-	out->model = sample->model ? strdup(sample->model) : NULL;
-	out->task_class = strdup(task->class ? task->class : "default");
-	out->completion = strdup(sample->code ? sample->code : "");
-	out->score = out->score_public = out->score_holdout = NAN;
-	out->rouge_l = NAN;
-	out->composite = NAN;
-	out->started_ms = epoch_ms();
-	if (!out->task_id || !out->sample_id || !out->task_class || !out->completion) {
-		sample_result_release(out);
+	if (evaluator_result_start(out, task, sample) < 0)
 		return sd_error_set(err, ENOMEM, "out of memory");
-	}
-	if (lint_sample(task, sample, &ev->lint, out, err) < 0) {
+	if (lint_sample(ev, task, sample, out, err) < 0) {
 		sample_result_release(out);
 		return -1;
 	}
-	out->finished_ms = epoch_ms();
+	out->finished_ms = evaluator_now_ms();
 	out->latency_ms = out->finished_ms - out->started_ms;
 	return 0;
 }
 
 int evaluator_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err)
 {
-	return eval_oracle(task, &ev->eval, expected, err);
+	return eval_oracle(ev, task, expected, err);
 }
 
 int evaluator_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_error *err)
 {
-	return eval_prepare(tasks, n, &ev->eval, err);
+	return eval_prepare(ev, tasks, n, err);
 }

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/eval.h"
+#include "eval/evaluator-internal.h"
 #include "sandbox/sandbox.h"
 #include "score/score.h"
 #include "base/utf8.h"
@@ -33,15 +33,6 @@
 #define TOOL_OUTPUT (256u << 10)	/* bytes of each tool's stdout and stderr the driver reports */
 #define MAX_FILES 8
 
-void lint_options_init(struct lint_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->threshold = LINT_SEV_WARNING;
-	o->backend = "native";
-	o->memory = 512ull << 20;
-	o->tool_timeout = 30.0;
-}
-
 char *lint_source(const struct task *task, const struct sample *sample)
 {
 	if (task->format == TASK_HUMANEVAL && sample->is_completion && task->prompt)
@@ -49,32 +40,32 @@ char *lint_source(const struct task *task, const struct sample *sample)
 	return strdup(sample->code ? sample->code : "");
 }
 
-/* --- runners/lint: lint.json and the files it injects, read once per process --- */
+/* --- runners/lint: lint.json and the files it injects, read once per evaluator --- */
 
 struct lint_file {
 	char *name, *text;
 	size_t len;
 };
 
-static struct {
-	char *dir;
+struct lint_conf {
 	json_t *def;
 	struct lint_file files[MAX_FILES];
 	size_t n_files;
-} conf;
+};
 
-static void conf_reset(void)
+void lint_conf_free(struct lint_conf *c)
 {
-	json_decref(conf.def);
-	free(conf.dir);
-	for (size_t i = 0; i < conf.n_files; i++) {
-		free(conf.files[i].name);
-		free(conf.files[i].text);
+	if (!c)
+		return;
+	json_decref(c->def);
+	for (size_t i = 0; i < c->n_files; i++) {
+		free(c->files[i].name);
+		free(c->files[i].text);
 	}
-	memset(&conf, 0, sizeof(conf));
+	free(c);
 }
 
-static int load_conf(const char *dir, struct sd_error *err)
+static int load_conf(struct lint_conf *conf, const char *dir, struct sd_error *err)
 {
 	cleanup_free char *path = xasprintf("%s/lint/lint.json", dir);
 	json_error_t je;
@@ -82,35 +73,30 @@ static int load_conf(const char *dir, struct sd_error *err)
 	const char *key;
 	size_t i;
 
-	if (conf.def && conf.dir && strcmp(conf.dir, dir) == 0)
-		return 0;
-	conf_reset();
 	if (!path)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
-	conf.def = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!conf.def)
+	conf->def = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!conf->def)
 		return sd_error_set(err, ENOENT, "cannot read '%s': %d:%d: %s (set SANDEVAL_RUNNERS)", path,
 				    je.line, je.column, je.text);
-	files = json_object_get(conf.def, "files");
+	files = json_object_get(conf->def, "files");
 	if (!json_is_array(files) || json_array_size(files) > MAX_FILES)
 		goto bad;
 	json_array_foreach(files, i, f) {
 		const char *name = json_string_value(f);
 		cleanup_free char *fp = name ? xasprintf("%s/lint/%s", dir, name) : NULL;
-		struct lint_file *lf = &conf.files[conf.n_files];
+		struct lint_file *lf = &conf->files[conf->n_files];
 
 		if (!name || !*name || strchr(name, '/'))
 			goto bad;
-		if (!fp || read_file(fp, 1 << 20, &lf->text, &lf->len, err) < 0) {
-			conf_reset();
+		if (!fp || read_file(fp, 1 << 20, &lf->text, &lf->len, err) < 0)
 			return sd_error_wrap(err, "'%s'", path);
-		}
 		lf->name = strdup(name);
-		conf.n_files++;
+		conf->n_files++;
 		if (!lf->name)
 			goto oom;
 	}
-	json_object_foreach(conf.def, key, v) {
+	json_object_foreach(conf->def, key, v) {
 		json_t *tools = json_object_get(v, "tools"), *t;
 
 		if (!json_is_object(v))
@@ -125,37 +111,35 @@ static int load_conf(const char *dir, struct sd_error *err)
 			for (size_t k = 0; name && lint_tools[k]; k++)
 				known = known || strcmp(name, lint_tools[k]) == 0;
 			if (!known) {
-				/* KEY lives in conf.def: the message first */
-				sd_error_set(err, EINVAL, "%s: %s.tools[%zu]: \"name\" must be one of flake8, "
-					     "bandit, cppcheck, clang-tidy, eslint", path, key, i);
-				conf_reset();
-				return -1;
+				return sd_error_set(err, EINVAL, "%s: %s.tools[%zu]: \"name\" must be one of flake8, "
+						    "bandit, cppcheck, clang-tidy, eslint", path, key, i);
 			}
 			if (!json_is_array(argv) || json_array_size(argv) == 0)
 				goto bad;
 		}
 	}
-	conf.dir = strdup(dir);
-	if (!conf.dir)
-		goto oom;
 	return 0;
 oom:
-	conf_reset();
 	return sd_error_set(err, ENOMEM, "lint: out of memory");
 bad:
-	conf_reset();
 	return sd_error_set(err, EINVAL, "%s: needs \"files\" (at most %d names) and, per language, "
 			    "\"source\" and \"tools\" with \"name\" and \"argv\"", path, MAX_FILES);
 }
 
-static const char *conf_dir(const struct lint_options *o)
+int lint_load(struct evaluator *ev, struct sd_error *err)
 {
-	return o->runners_dir ? o->runners_dir : eval_runners_dir();
-}
+	struct lint_conf *c;
 
-int lint_check(const struct lint_options *o, struct sd_error *err)
-{
-	return load_conf(conf_dir(o), err);
+	if (ev->lint)
+		return 0;
+	if (!(c = calloc(1, sizeof(*c))))
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	if (load_conf(c, ev->runners_dir, err) < 0) {
+		lint_conf_free(c);
+		return -1;
+	}
+	ev->lint = c;
+	return 0;
 }
 
 /* --- the plan, the sandbox, the envelope --- */
@@ -181,16 +165,16 @@ static json_t *fill(const char *in, const char *source)
 	return json_string(buf);
 }
 
-static const char *tool_path(const struct lint_options *o)
+static const char *tool_path(const struct evaluator_options *o)
 {
 	const char *env = getenv("SANDEVAL_LINT_PATH");
 
-	if (o->tool_path)
-		return o->tool_path;
+	if (o->lint_tool_path)
+		return o->lint_tool_path;
 	return env && *env ? env : DEFAULT_PATH;
 }
 
-static char *build_plan(json_t *lang, const char *source, const struct lint_options *o)
+static char *build_plan(json_t *lang, const char *source, const struct evaluator_options *o)
 {
 	json_t *tools = json_array(), *t, *plan;
 	size_t i;
@@ -207,26 +191,28 @@ static char *build_plan(json_t *lang, const char *source, const struct lint_opti
 						       json_is_object(json_object_get(t, "env")) ?
 						       json_deep_copy(json_object_get(t, "env")) : json_object()));
 	}
-	plan = json_pack("{s:s, s:f, s:I, s:o}", "path", tool_path(o), "timeout", o->tool_timeout,
+	plan = json_pack("{s:s, s:f, s:I, s:o}", "path", tool_path(o), "timeout", o->lint_tool_timeout,
 			 "max_output", (json_int_t)TOOL_OUTPUT, "tools", tools);
 	text = plan ? json_dumps(plan, JSON_COMPACT) : NULL;
 	json_decref(plan);
 	return text;
 }
 
-static int run_sandbox(const char *lang_source, const char *code, const char *plan, size_t n_tools,
-		       const struct lint_options *o, struct sandbox_result *sr, struct sd_error *err)
+static int run_sandbox(const struct evaluator *ev, const char *lang_source, const char *code, const char *plan,
+		       size_t n_tools, struct sandbox_result *sr, struct sd_error *err)
 {
+	const struct evaluator_options *o = &ev->o;
+	const struct lint_conf *conf = ev->lint;
 	char *argv[] = { "python3", "-I", "-S", LINT_DIR "/lint.py", NULL };
 	struct sandbox_file files[MAX_FILES + 1];
 	char dests[MAX_FILES + 1][300];
 	struct sandbox_config cfg;
 	size_t n = 0;
 
-	for (size_t i = 0; i < conf.n_files; i++, n++) {
-		snprintf(dests[n], sizeof(dests[n]), ".sandeval/%s", conf.files[i].name);
-		files[n] = (struct sandbox_file){ .dest = dests[n], .src = conf.files[i].name,
-						  .data = conf.files[i].text, .len = conf.files[i].len };
+	for (size_t i = 0; i < conf->n_files; i++, n++) {
+		snprintf(dests[n], sizeof(dests[n]), ".sandeval/%s", conf->files[i].name);
+		files[n] = (struct sandbox_file){ .dest = dests[n], .src = conf->files[i].name,
+						  .data = conf->files[i].text, .len = conf->files[i].len };
 	}
 	snprintf(dests[n], sizeof(dests[n]), "%s", lang_source);
 	files[n] = (struct sandbox_file){ .dest = dests[n], .src = dests[n], .data = code, .len = strlen(code) };
@@ -238,9 +224,9 @@ static int run_sandbox(const char *lang_source, const char *code, const char *pl
 	cfg.n_files = n;
 	cfg.stdin_data = plan;
 	cfg.stdin_len = strlen(plan);
-	cfg.memory = o->memory;
-	/* the driver holds each linter to tool_timeout; these are the backstops */
-	cfg.wall_time = o->tool_timeout * (double)n_tools + 10.0;
+	cfg.memory = o->lint_memory;
+	/* the driver holds each linter to its timeout; these are the backstops */
+	cfg.wall_time = o->lint_tool_timeout * (double)n_tools + 10.0;
 	cfg.cpu_time = cfg.wall_time;
 	cfg.pids = 64;
 	cfg.output = 8u << 20;
@@ -405,7 +391,7 @@ int lint_read_envelope(const char *text, size_t len, const char *fate, const jso
 	return 0;
 }
 
-int lint_sample(const struct task *task, const struct sample *sample, const struct lint_options *o,
+int lint_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		struct sample_result *r, struct sd_error *err)
 {
 	const char *language = task->language ? task->language : "python";
@@ -422,19 +408,19 @@ int lint_sample(const struct task *task, const struct sample *sample, const stru
 	r->lint_detail = NULL;
 	if (!code)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
-	if (load_conf(conf_dir(o), err) < 0)
+	if (lint_load(ev, err) < 0)
 		return -1;
-	lang = json_object_get(conf.def, language);
+	lang = json_object_get(ev->lint->def, language);
 	n_tools = json_array_size(json_object_get(lang, "tools"));
 	if (!json_is_object(lang) || n_tools == 0) {
 		r->lint = LINT_UNAVAILABLE;
-		r->lint_detail = xasprintf("no linter for language '%s' (%s/lint/lint.json)", language, conf_dir(o));
+		r->lint_detail = xasprintf("no linter for language '%s' (%s/lint/lint.json)", language, ev->runners_dir);
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
 	}
-	plan = build_plan(lang, json_string_value(json_object_get(lang, "source")), o);
+	plan = build_plan(lang, json_string_value(json_object_get(lang, "source")), &ev->o);
 	if (!plan)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
-	if (run_sandbox(json_string_value(json_object_get(lang, "source")), code, plan, n_tools, o, &sr, &e) < 0) {
+	if (run_sandbox(ev, json_string_value(json_object_get(lang, "source")), code, plan, n_tools, &sr, &e) < 0) {
 		r->lint = LINT_ERROR;
 		r->lint_detail = xasprintf("lint sandbox: %s", e.msg);
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
@@ -443,7 +429,7 @@ int lint_sample(const struct task *task, const struct sample *sample, const stru
 	snprintf(fate, sizeof(fate), "%s%s%s%s%s", sandbox_status_name(sr.status),
 		 sr.status == SB_SANDBOX_ERROR ? ": " : "", sr.status == SB_SANDBOX_ERROR ? sr.error : "",
 		 why[0] ? "; " : "", why);
-	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, o->threshold, r, err);
+	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, ev->o.lint_threshold, r, err);
 	if (sr.id[0]) {
 		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, sr.id) : strdup(sr.id);
 

@@ -11,36 +11,9 @@
 #include "suite/result.h"
 #include "suite/task.h"
 
-struct lint_options {
-	enum lint_severity threshold;	/* a finding at or above it fails the sample (default warning) */
-	const char *backend;		/* sandbox backend ("native") */
-	const char *runners_dir;	/* holds lint/lint.json; NULL: eval_runners_dir() */
-	const char *tool_path;		/* PATH the linters are looked up in, inside the sandbox;
-					 * NULL: $SANDEVAL_LINT_PATH, else /usr/local/bin:/usr/bin:/bin */
-	uint64_t memory;		/* the lint sandbox's memory ceiling (default 512M) */
-	double tool_timeout;		/* seconds per linter (default 30) */
-};
-
-void lint_options_init(struct lint_options *o);
-
-/* Read runners/lint/lint.json and the files it names (once per process):
- * 0, or -1 when they are missing or malformed. lint_sample() does it too;
- * call this first to fail before any sample. */
-int lint_check(const struct lint_options *o, struct sd_error *err);
-
 /* The program that is linted: HumanEval's prompt + completion, else the
  * sample's code as given (MBPP solution, native source). malloc'd; NULL on ENOMEM. */
 char *lint_source(const struct task *task, const struct sample *sample);
-
-/* Lint SAMPLE of TASK in a fresh sandbox (host image read-only, no network,
- * memory, time, pids and output limits) running every linter of the task's
- * language, and fill r->lint, r->lint_detail and r->findings. A missing
- * linter makes the status LINT_UNAVAILABLE, a linter that fails LINT_ERROR
- * (never a pass). Does not touch r->composite: call score_sample() after.
- * Returns 0, or -1 only when R could not be filled (ENOMEM, a broken
- * runners/lint/lint.json: *err says why). */
-int lint_sample(const struct task *task, const struct sample *sample, const struct lint_options *o,
-		struct sample_result *r, struct sd_error *err);
 
 /* Turn what the lint sandbox printed (TEXT: the driver's JSON envelope,
  * untrusted) into r->lint, r->lint_detail and r->findings, for the linters
