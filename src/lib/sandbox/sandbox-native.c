@@ -193,7 +193,8 @@ static int native_read_status(struct supervise *sv, int *wstatus)
 	return -1;
 }
 
-static int supervise(struct sandbox_ctx *ctx, struct sd_error *err)
+/* Supervise the program to its end: sandbox-supervise.c's loop, fed by init's status pipe. */
+static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	struct native *nt = ctx->backend_data;
 	struct supervise sv;
@@ -348,7 +349,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		fcntl(nt->in_w, F_SETFL, O_NONBLOCK);
 	if (wait_for_exec(ctx, err) < 0)
 		goto out;
-	ret = supervise(ctx, err);
+	ret = native_supervise(ctx, err);
 out:
 	for (int i = 0; i < n_cg; i++)
 		close(cg_fds[i]);
