@@ -10,7 +10,7 @@
 #   RUNS=10                  runs per case
 #   BENCH_OUT=bench/results  where each run's JSON (limits/) and the table (limits.md) go
 #
-# The cases are the runs of tests/cli/exec.bats whose time the tests no
+# The cases are the runs of tests/cli/exec-limits.bats whose time the tests no
 # longer bound (a loaded machine made those bounds fail):
 #   cpu        --cpu-time 0.5 --wall-time 5 cpuloop            (cpu_limit)
 #   wall       --wall-time 1 sleep 30                          (wall_limit)
