@@ -131,9 +131,10 @@ $(B)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(B)/libsandeval
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libsandeval.a $(LIBS)
 
-# fuzz-junit checks its XML with libxml2, linked into that target only
-$(B)/tests/fuzz/fuzz-junit: private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
-$(B)/tests/fuzz/fuzz-junit: private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+# fuzz-junit and fuzz-svg check their XML with libxml2, linked into those targets only
+XML_FUZZ := $(B)/tests/fuzz/fuzz-junit $(B)/tests/fuzz/fuzz-svg
+$(XML_FUZZ): private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
+$(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 
 units: $(UNIT_BIN) $(FUZZ_BIN)
 

@@ -361,6 +361,10 @@ static void test_html_escape(void **state)
 	free(text);
 	free(attr);
 	free(cut);
+	/* U+FFFE and U+FFFF are no XML characters (inline SVG): replaced; U+FFFD and U+FDD0 are */
+	CAPTURE(text, html_text(f_, "a\xef\xbf\xbe\xef\xbf\xbf\xef\xbf\xbd\xef\xb7\x90", 0));
+	assert_string_equal(text, "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xb7\x90");
+	free(text);
 }
 
 static void test_html_hostile(void **state)

@@ -24,8 +24,9 @@ const struct run_metrics *trend_class_of(const struct trend_run *run, const char
 /* --- HTML text (report-svg.c) --- */
 
 /* Untrusted S as HTML text or attribute value: & < > " ' escaped, invalid
- * UTF-8 and control characters as U+FFFD (newlines and tabs kept in text,
- * spaces in attributes); at most MAX characters (0: all), then "…". */
+ * UTF-8, control characters and U+FFFE, U+FFFF (which XML cannot hold: the
+ * charts are inline SVG) as U+FFFD (newlines and tabs kept in text, spaces
+ * in attributes); at most MAX characters (0: all), then "…". */
 void html_text(FILE *f, const char *s, size_t max);
 void html_attr(FILE *f, const char *s, size_t max);
 

@@ -25,7 +25,8 @@ static void put_escaped(FILE *f, const char *s, size_t max, bool attr)
 			continue;
 		}
 		i += q;
-		if (q == 2 && p[0] == 0xc2 && p[1] < 0xa0) {	/* C1 controls */
+		if ((q == 2 && p[0] == 0xc2 && p[1] < 0xa0) ||	/* C1 controls */
+		    (q == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {	/* U+FFFE, U+FFFF: not XML */
 			fputs(REPLACEMENT, f);
 			continue;
 		}
