@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "rouge.h"
+#include "score/rouge.h"
 
 static char *copy(const uint8_t *p, size_t n)
 {

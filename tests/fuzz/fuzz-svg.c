@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "report-html-internal.h"
-#include "utf8.h"
+#include "report/report-html-internal.h"
+#include "base/utf8.h"
 
 #define N_STR 16
 #define FFFD "\xef\xbf\xbd"
