@@ -207,7 +207,7 @@ build_probe_image() {
 		2>"$BATS_TEST_TMPDIR/e" && rc=0 || rc=$?; err=$(cat "$BATS_TEST_TMPDIR/e"); }
 	run_sd --image "$wrong"
 	assert_eq "$rc" 2 "exit status of --image with a wrong digest"
-	[[ $err == *"--image"*"is pinned to sha256:0000"*"refusing to run another image"* ]] || flunk "message: $err"
+	[[ $err == *"image 'pinned' is pinned to sha256:0000"*"refusing to run another image"* ]] || flunk "message: $err"
 	run_sd --image nosuch-image
 	assert_eq "$rc" 2 "exit status of --image naming no image"
 	[[ $err == *"no image 'nosuch-image'"* ]] || flunk "message: $err"

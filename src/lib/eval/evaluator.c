@@ -127,14 +127,58 @@ static int add_pyc(struct runner *r, const char *dir, const char *rel, struct sd
 	return add_file(r, dir, rel_pyc, name, err);
 }
 
-const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, struct sd_error *err)
+/* Read the runner of LANG from DIR into R. 0, or -1 (R half filled). */
+static int runner_load(struct runner *r, const char *dir, const char *lang, struct sd_error *err)
 {
-	const char *dir = ev->runners_dir;
-	struct runner *r;
 	json_t *files, *f;
 	size_t i;
 
-	for (i = 0; i < ev->n_runners; i++)
+	r->lang = strdup(lang);
+	if (!r->lang)
+		return sd_error_set(err, ENOMEM, "out of memory");
+	{
+		cleanup_free char *path = xasprintf("%s/%s/runner.json", dir, lang);
+		json_error_t je;
+
+		r->def = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &je) : NULL;
+		if (!r->def) {
+			return sd_error_set(err, ENOENT, "no runner for language '%s': %s:%d: %s (set SANDEVAL_RUNNERS)",
+					    lang, path ? path : dir, je.line, je.text);
+		}
+	}
+	if (!json_is_string(json_object_get(r->def, "source")) || !json_is_array(json_object_get(r->def, "run"))) {
+		return sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
+	}
+	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
+	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
+	    add_pyc(r, dir, "python/plain", err) < 0)
+		return -1;
+	files = json_object_get(r->def, "files");
+	json_array_foreach(files, i, f) {
+		const char *name = json_string_value(f);
+		cleanup_free char *rel = name ? xasprintf("%s/%s", lang, name) : NULL;
+
+		if (!name || strchr(name, '/') || !rel) {
+			return sd_error_set(err, EINVAL, "%s/%s/runner.json: files[%zu] must be a file name", dir, lang, i);
+		}
+		if (strcmp(name, "plain.py") == 0)
+			continue;
+		if (add_file(r, dir, rel, name, err) < 0)
+			return -1;
+		if (strlen(rel) > 3 && strcmp(rel + strlen(rel) - 3, ".py") == 0) {
+			rel[strlen(rel) - 3] = '\0';
+			if (add_pyc(r, dir, rel, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, struct sd_error *err)
+{
+	struct runner *r;
+
+	for (size_t i = 0; i < ev->n_runners; i++)
 		if (strcmp(ev->runners[i].lang, lang) == 0)
 			return &ev->runners[i];
 	if (ev->n_runners == EVAL_MAX_RUNNERS || strchr(lang, '/') || !*lang) {
@@ -142,49 +186,9 @@ const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, st
 		return NULL;
 	}
 	r = &ev->runners[ev->n_runners];
-	runner_release(r);
-	r->lang = strdup(lang);
-	if (!r->lang) {
-		sd_error_set(err, ENOMEM, "out of memory");
+	if (runner_load(r, ev->runners_dir, lang, err) < 0) {
+		runner_release(r);
 		return NULL;
-	}
-	{
-		cleanup_free char *path = xasprintf("%s/%s/runner.json", dir, lang);
-		json_error_t je;
-
-		r->def = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &je) : NULL;
-		if (!r->def) {
-			sd_error_set(err, ENOENT, "no runner for language '%s': %s:%d: %s (set SANDEVAL_RUNNERS)",
-				     lang, path ? path : dir, je.line, je.text);
-			return NULL;
-		}
-	}
-	if (!json_is_string(json_object_get(r->def, "source")) || !json_is_array(json_object_get(r->def, "run"))) {
-		sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
-		return NULL;
-	}
-	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
-	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
-	    add_pyc(r, dir, "python/plain", err) < 0)
-		return NULL;
-	files = json_object_get(r->def, "files");
-	json_array_foreach(files, i, f) {
-		const char *name = json_string_value(f);
-		cleanup_free char *rel = name ? xasprintf("%s/%s", lang, name) : NULL;
-
-		if (!name || strchr(name, '/') || !rel) {
-			sd_error_set(err, EINVAL, "%s/%s/runner.json: files[%zu] must be a file name", dir, lang, i);
-			return NULL;
-		}
-		if (strcmp(name, "plain.py") == 0)
-			continue;
-		if (add_file(r, dir, rel, name, err) < 0)
-			return NULL;
-		if (strlen(rel) > 3 && strcmp(rel + strlen(rel) - 3, ".py") == 0) {
-			rel[strlen(rel) - 3] = '\0';
-			if (add_pyc(r, dir, rel, err) < 0)
-				return NULL;
-		}
 	}
 	ev->n_runners++;
 	return r;

@@ -187,7 +187,7 @@ static int pin_images(struct run *r, struct sd_error *err)
 {
 	if (r->o.eval.image) {
 		if (image_pin(r->o.eval.image, r->image, sizeof(r->image), err) < 0)
-			return sd_error_wrap(err, "image");
+			return -1;
 		r->o.eval.image = r->image;
 	}
 	for (size_t i = 0; i < r->tasks.n; i++) {
