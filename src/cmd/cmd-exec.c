@@ -99,7 +99,7 @@ int cmd_exec(int argc, char **argv)
 	cfg.env = env;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		const char *v = optarg;
 		double d;
 		long n;
@@ -157,6 +157,7 @@ int cmd_exec(int argc, char **argv)
 		case OPT_LOG:
 			cfg.log_path = v;
 			break;
+		case 'h':
 		case OPT_HELP:
 			fputs(exec_usage, stdout);
 			return 0;

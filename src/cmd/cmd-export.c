@@ -89,11 +89,12 @@ int cmd_export(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_DB: db = optarg; break;
 		case 'o': out = optarg; break;
 		case OPT_TESTS: tests = true; break;
+		case 'h':
 		case OPT_HELP:
 			fputs(export_usage, stdout);
 			return 0;

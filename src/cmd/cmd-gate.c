@@ -142,7 +142,7 @@ static int parse_options(int argc, char **argv, struct gate_cmd *g)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		const char *v = optarg;
 		char *end;
 
@@ -181,6 +181,7 @@ static int parse_options(int argc, char **argv, struct gate_cmd *g)
 			g->opt.resamples = (size_t)n;
 			break;
 		}
+		case 'h':
 		case OPT_HELP:
 			fputs(gate_usage, stdout);
 			return -1;

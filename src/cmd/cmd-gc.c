@@ -40,7 +40,7 @@ int cmd_gc(int argc, char **argv)
 	bool quiet = false;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(gc_usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--quiet") == 0) {

@@ -81,7 +81,7 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		const char *v = optarg;
 
 		switch (opt) {
@@ -106,6 +106,7 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 			if (parse_size(v, &e->lint_memory, &err) < 0 || e->lint_memory < (64u << 20))
 				return fail("--memory: %s", err.msg[0] ? err.msg : "at least 64M");
 			break;
+		case 'h':
 		case OPT_HELP:
 			fputs(lint_usage, stdout);
 			return -1;

@@ -70,7 +70,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_DB: db = optarg; break;
 		case OPT_AGAINST: against = optarg; break;
@@ -79,6 +79,7 @@ int cmd_report(int argc, char **argv)
 			if (parse_long(optarg, 1, 100000, &last, &err) < 0)
 				return fail("--last: %s", err.msg);
 			break;
+		case 'h':
 		case OPT_HELP:
 			fputs(report_usage, stdout);
 			return 0;

@@ -51,7 +51,8 @@ static const char run_usage[] =
 	"                    (default) or error (docs/lint.md)\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors); 2 on\n"
-	"bad input or when the evaluator failed (including a canary that came out wrong).\n";
+	"bad input or when the evaluator failed (a canary that came out wrong, or every\n"
+	"sample a harness error: nothing scored).\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
@@ -120,7 +121,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		const char *v = optarg;
 		long n;
 
@@ -177,6 +178,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 				return fail("--memory: %s", err.msg[0] ? err.msg : "at least 16M");
 			o->given |= RUN_GIVEN_MEMORY;
 			break;
+		case 'h':
 		case OPT_HELP:
 			fputs(run_usage, stdout);
 			return -1;
@@ -254,6 +256,16 @@ static int report_all(const struct cmd_run *c, struct store *st, const struct ru
 	    (c->junit && report_junit(c->junit, &rep, &err) < 0) ||
 	    (c->json && report_json(c->json, &rep, &err) < 0))
 		ret = fail("%s", err.msg);
+	/* nothing scored is sandeval failing, not a score of 0 */
+	if (ret == 0 && n > 0) {
+		size_t bad = 0;
+
+		while (bad < n && results[bad].harness_error)
+			bad++;
+		if (bad == n)
+			ret = fail("every sample of run %s is a harness error: sandeval failed and nothing was scored "
+				   "(the first: %s)", run_info(run)->id, results[0].he_result ? results[0].he_result : "?");
+	}
 	for (size_t i = 0; i < n; i++)
 		sample_result_release(&results[i]);
 	free(results);

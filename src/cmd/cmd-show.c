@@ -105,7 +105,7 @@ int cmd_show(int argc, char **argv)
 	feedback_options_init(&fo);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_DB: db = optarg; break;
 		case OPT_JSON: json = true; break;
@@ -120,6 +120,7 @@ int cmd_show(int argc, char **argv)
 				return fail("--bytes: %s", err.msg);
 			fo.max_bytes = (size_t)num;
 			break;
+		case 'h':
 		case OPT_HELP:
 			fputs(show_usage, stdout);
 			return 0;

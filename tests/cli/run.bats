@@ -281,6 +281,19 @@ he_samples() {
 	((rc == 2)) && [[ $err == *"bad.jsonl:1"* && $err == *"nope/1"* ]] || flunk "unknown task: exit $rc: $err"
 }
 
+@test "a sample whose every test is a harness error is not 'passed' in --out, and a run of nothing but those exits 2" {
+	# test code that does not parse: the driver cannot run it (sandeval's failure, not the sample's)
+	jq -cn '{task_id: "h/0", prompt: "def f():\n", canonical_solution: "    return 1\n", entry_point: "f",
+		test: "def check(candidate):\n    assert (candidate() ==\n"}' >tasks.jsonl
+	jq -cn '{task_id: "h/0", completion: "    return 1\n"}' >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint
+	((rc == 2)) || flunk "exit $rc, want 2"
+	[[ $err == *"every sample of run r-"*"is a harness error: sandeval failed and nothing was scored"* ]] || flunk "message: $err"
+	[[ $(jq -r '[.passed, .harness_error] | @tsv' out.jsonl) == $'false\ttrue' ]] || flunk "out: $(cat out.jsonl)"
+	[[ $(jq -r .result out.jsonl) == "not judged: harness error: driver: "*SyntaxError* ]] || flunk "result: $(jq -r .result out.jsonl)"
+	[[ $out == *"tests      1: 1 harness_error"* ]] || flunk "the summary was not printed: $out"
+}
+
 @test "usage errors exit 2 with a message" {
 	run_eval --tasks x
 	((rc == 2)) && [[ $err == *"--samples"* ]] || flunk "missing --samples: exit $rc"

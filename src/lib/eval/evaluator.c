@@ -66,6 +66,10 @@ const char *evaluator_runners_dir(void)
 			snprintf(dir, sizeof(dir), "%s/../runners", exe);
 			if (access(dir, R_OK) == 0)
 				return dir;
+			/* installed: PREFIX/bin/sandeval, PREFIX/share/sandeval/runners */
+			snprintf(dir, sizeof(dir), "%s/../share/sandeval/runners", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
 		}
 	}
 	snprintf(dir, sizeof(dir), "/usr/share/sandeval/runners");

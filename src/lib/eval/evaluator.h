@@ -42,6 +42,7 @@ void evaluator_options_init(struct evaluator_options *o);
 
 /* The runners directory: $SANDEVAL_RUNNERS, else "runners" beside the
  * sandeval executable (or its build directory's parent), else
+ * ../share/sandeval/runners from it (make install), else
  * /usr/share/sandeval/runners. */
 const char *evaluator_runners_dir(void);
 
