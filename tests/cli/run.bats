@@ -346,6 +346,11 @@ he_samples() {
 		flunk "sanitized: exit $rc, $(jq -s 'map(select(.passed)) | length' san.out.jsonl)/427 passed"
 	[[ $(jq -s 'map(.sample_id) | unique | length' san.out.jsonl) == 427 && $(jq -s length san.out.jsonl) == 427 ]] ||
 		flunk "sanitized: not one result for each of the 427 samples"
+	# MBPP's task ids are integers, in --out as in the samples given
+	[[ $(jq -s 'map(.task_id | type) | unique | join(",")' full.out.jsonl san.out.jsonl) == '"number"' ]] ||
+		flunk "task_id types in --out: $(jq -s 'map(.task_id | type) | unique' full.out.jsonl san.out.jsonl)"
+	[[ $(jq -s -c '[.[0].task_id, .[1].task_id]' full.out.jsonl) == "[$(jq -s -c '[.[0].task_id, .[1].task_id] | join(",")' -r full.jsonl)]" ]] ||
+		flunk "the first task ids differ from the samples': $(jq -s -c '[.[0].task_id, .[1].task_id]' full.out.jsonl)"
 }
 
 @test "the example suite: memoized Fibonacci passes against the iterative reference, the off-by-one fails" {

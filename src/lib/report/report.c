@@ -448,7 +448,7 @@ static int cmp_sample_ptr(const void *a, const void *b)
 	return strcmp(x->sample_id ? x->sample_id : "", y->sample_id ? y->sample_id : "");
 }
 
-static const char *completion_of(const struct sample *const *by_id, size_t n, const char *sample_id)
+static const struct sample *sample_of(const struct sample *const *by_id, size_t n, const char *sample_id)
 {
 	struct sample key = { .sample_id = (char *)sample_id };
 	const struct sample *kp = &key, *const *hit;
@@ -456,7 +456,7 @@ static const char *completion_of(const struct sample *const *by_id, size_t n, co
 	if (!by_id || !sample_id)
 		return NULL;
 	hit = bsearch(&kp, by_id, n, sizeof(*by_id), cmp_sample_ptr);
-	return hit ? (*hit)->code : NULL;
+	return hit ? *hit : NULL;
 }
 
 /* A linted sample's lint, lint_detail, findings and composite (docs/lint.md). */
@@ -483,8 +483,11 @@ static int jresult_lint(json_t *o, const struct sample_result *r)
 	return 0;
 }
 
-static json_t *jresult(const struct sample_result *r, const char *completion)
+/* A result's line of --out; S is its sample, when known (its completion as
+ * given, and task_id with the type the samples file gave it: MBPP's integers). */
+static json_t *jresult(const struct sample_result *r, const struct sample *s)
 {
+	const char *completion = s ? s->code : NULL;
 	json_t *tests = json_array();
 	const char *result = r->he_result ? r->he_result : r->harness_error ? "harness_error" :
 			     r->passed ? "passed" : "failed";
@@ -503,7 +506,8 @@ static json_t *jresult(const struct sample_result *r, const char *completion)
 	if (!tests)
 		return NULL;
 	json_t *o = json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:b, s:o}",
-			      "task_id", json_text(r->task_id), "completion", json_text(completion),
+			      "task_id", s && s->task_id_int ? json_integer(s->task_id_num) : json_text(r->task_id),
+			      "completion", json_text(completion),
 			      "passed", r->passed, "result", json_text(result), "sample_id", json_text(r->sample_id),
 			      "score", json_number_or_null(r->score), "harness_error", r->harness_error, "tests", tests);
 
@@ -543,7 +547,7 @@ int report_results_jsonl(const char *path, const struct report *rep, struct sd_e
 	for (size_t k = 0; k < rep->n && ret == 0; k++) {
 		const struct sample_result *r = &rep->results[order[k]];
 
-		if (dump_line(jresult(r, completion_of(by_id, n_by_id, r->sample_id)), f) < 0)
+		if (dump_line(jresult(r, sample_of(by_id, n_by_id, r->sample_id)), f) < 0)
 			ret = sd_error_set(err, ferror(f) ? EIO : ENOMEM, "cannot write '%s': %s", path,
 					   ferror(f) ? "write error" : "out of memory");
 	}

@@ -51,7 +51,7 @@ static bool mbpp_alias(const char *s, char *out, size_t size)
 
 /* The task id of a sample: its own spelling, or the task's when TASKS is given. */
 static int sample_task(json_t *obj, const struct tk_where *w, const struct task_set *tasks,
-		       const struct tk_map *index, char **out, struct sd_error *err)
+		       const struct tk_map *index, struct sample *s, struct sd_error *err)
 {
 	json_t *v = json_object_get(obj, "task_id");
 	char buf[64], alias[32];
@@ -63,6 +63,8 @@ static int sample_task(json_t *obj, const struct tk_where *w, const struct task_
 	if (json_is_integer(v)) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
 		id = buf;
+		s->task_id_int = true;
+		s->task_id_num = (long long)json_integer_value(v);
 	} else if (json_is_string(v)) {
 		id = json_string_value(v);
 		if (!tk_id_ok(id))
@@ -79,8 +81,8 @@ static int sample_task(json_t *obj, const struct tk_where *w, const struct task_
 			return tk_fail(w, "task_id", err, ENOENT, "unknown task '%s'", id);
 		id = tasks->tasks[i].id;
 	}
-	*out = strdup(id);
-	if (!*out)
+	s->task_id = strdup(id);
+	if (!s->task_id)
 		return sd_error_errno(err, ENOMEM, "%s", w->file);
 	return 0;
 }
@@ -92,7 +94,7 @@ static int parse_sample(json_t *obj, const struct tk_where *w, const struct task
 	json_t *comp = json_object_get(obj, "completion"), *sol = json_object_get(obj, "solution");
 	json_t *sid = json_object_get(obj, "sample_id");
 
-	if (sample_task(obj, w, tasks, index, &s->task_id, err) < 0)
+	if (sample_task(obj, w, tasks, index, s, err) < 0)
 		return -1;
 	if (json_is_null(comp))
 		comp = NULL;

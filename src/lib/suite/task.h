@@ -69,6 +69,8 @@ struct sample {
 	char *code;			/* the completion or the solution */
 	bool is_completion;		/* "completion" (appended to the prompt) vs "solution" (whole program) */
 	size_t line;			/* 1-based line in the samples file */
+	bool task_id_int;		/* the file gave task_id as an integer (MBPP's): TASK_ID_NUM */
+	long long task_id_num;
 };
 
 struct sample_set {
