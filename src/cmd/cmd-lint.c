@@ -292,6 +292,9 @@ int cmd_lint(int argc, char **argv)
 	ret = parse_options(argc, argv, &r);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if ((r.json && check_writable(r.json, false, &err) < 0) ||
+	    (r.db && !strstr(r.db, "://") && check_writable(r.db, true, &err) < 0))
+		return fail("%s", err.msg);
 	if (!(run = run_new(&r.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;

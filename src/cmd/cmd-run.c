@@ -289,6 +289,11 @@ int cmd_run(int argc, char **argv)
 	ret = parse_options(argc, argv, &c);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	/* outputs that cannot be written stop the run before its work, not after */
+	if ((c.out && check_writable(c.out, false, &err) < 0) || (c.junit && check_writable(c.junit, false, &err) < 0) ||
+	    (c.json && check_writable(c.json, false, &err) < 0) ||
+	    (!strstr(c.db, "://") && check_writable(c.db, true, &err) < 0))
+		return fail("%s", err.msg);
 	if (!(run = run_new(&c.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;

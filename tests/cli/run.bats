@@ -31,6 +31,8 @@ run_eval() {
 	err=$(cat stderr.txt)
 }
 
+is_root() { [[ $(id -u) -eq 0 ]]; }
+
 flunk() {
 	{
 		echo "FAIL: $*"
@@ -292,6 +294,32 @@ he_samples() {
 	[[ $(jq -r '[.passed, .harness_error] | @tsv' out.jsonl) == $'false\ttrue' ]] || flunk "out: $(cat out.jsonl)"
 	[[ $(jq -r .result out.jsonl) == "not judged: harness error: driver: "*SyntaxError* ]] || flunk "result: $(jq -r .result out.jsonl)"
 	[[ $out == *"tests      1: 1 harness_error"* ]] || flunk "the summary was not printed: $out"
+}
+
+@test "outputs that cannot be written stop the run at its start, with the real reason" {
+	local args want
+	while IFS='|' read -r want args; do
+		# shellcheck disable=SC2086 # the arguments are words
+		run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint $args
+		((rc == 2)) || flunk "$args: exit $rc, want 2"
+		[[ $err == *"$want"* ]] || flunk "$args: message: $err"
+		[[ $err != *canaries* ]] || flunk "$args: the run started before it refused: $err"
+	done <<-'EOF'
+		cannot write '/nonexistent-dir/out.jsonl': directory '/nonexistent-dir': No such file or directory|--out /nonexistent-dir/out.jsonl
+		cannot write '.': Is a directory|--junit .
+		cannot write '/nonexistent-dir/s.json': directory '/nonexistent-dir': No such file or directory|--json /nonexistent-dir/s.json
+		cannot write '/nonexistent-dir/x.db': directory '/nonexistent-dir': No such file or directory|--db /nonexistent-dir/x.db
+	EOF
+	[[ ! -e t.db || $(sqlite3 t.db 'select count(*) from runs') == 0 ]] || flunk "a run was recorded"
+	if ! is_root; then	# root writes anywhere: the permission case is the ordinary user's
+		mkdir ro && chmod 555 ro
+		run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --out ro/out.jsonl
+		((rc == 2)) && [[ $err == *"cannot write 'ro/out.jsonl': directory 'ro': Permission denied"* ]] ||
+			flunk "read-only directory: exit $rc: $err"
+		run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --db ro/x.db
+		((rc == 2)) && [[ $err == *"cannot write 'ro/x.db': directory 'ro': Permission denied"* ]] ||
+			flunk "database in a read-only directory: exit $rc: $err"
+	fi
 }
 
 @test "usage errors exit 2 with a message" {

@@ -457,6 +457,46 @@ static void test_write_file(void **state)
 	free(dir);
 }
 
+static void test_check_writable(void **state)
+{
+	char *dir = fx_tmpdir(), *file = fx_str("%s/f", dir), *sub = fx_str("%s/ro", dir), *in_ro = fx_str("%s/ro/x", dir);
+	char *gone = fx_str("%s/nope/x", dir), *want;
+	struct sd_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(check_writable("-", true, &err), 0);
+	assert_int_equal(check_writable(file, false, &err), 0);	/* not there yet, directory writable */
+	fx_write(file, "x");
+	assert_int_equal(check_writable(file, true, &err), 0);
+	assert_int_equal(check_writable(dir, false, &err), -1);
+	want = fx_str("cannot write '%s': Is a directory", dir);
+	assert_string_equal(err.msg, want);
+	free(want);
+	assert_int_equal(check_writable(gone, false, &err), -1);
+	want = fx_str("cannot write '%s': directory '%s/nope': No such file or directory", gone, dir);
+	assert_string_equal(err.msg, want);
+	free(want);
+	assert_int_equal(err.code, ENOENT);
+	fx_mkdir_p(sub);
+	assert_int_equal(chmod(sub, 0555), 0);
+	if (geteuid() != 0) {	/* root may write anywhere */
+		assert_int_equal(check_writable(in_ro, false, &err), -1);
+		assert_int_equal(err.code, EACCES);
+	}
+	assert_int_equal(chmod(file, 0444), 0);
+	if (geteuid() != 0) {
+		assert_int_equal(check_writable(file, false, &err), -1);
+		assert_int_equal(err.code, EACCES);
+	}
+	assert_int_equal(chmod(sub, 0755), 0);
+	fx_rm_rf(dir);
+	free(dir);
+	free(file);
+	free(sub);
+	free(in_ro);
+	free(gone);
+}
+
 static void test_write_file_write_error(void **state)
 {
 	struct sd_error err = { 0 };
@@ -671,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_read_file_errors),
 		cmocka_unit_test(test_write_file),
 		cmocka_unit_test(test_write_file_write_error),
+		cmocka_unit_test(test_check_writable),
 		cmocka_unit_test(test_read_u64_file),
 		cmocka_unit_test(test_random_hex),
 		cmocka_unit_test(test_random_hex_too_many),

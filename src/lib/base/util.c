@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <libgen.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -166,6 +167,36 @@ int write_file(const char *path, const char *text, struct sd_error *err)
 		return sd_error_errno(err, errno, "cannot write '%s' to '%s'", text, path);
 	if ((size_t)n != len)
 		return sd_error_set(err, EIO, "short write to '%s'", path);
+	return 0;
+}
+
+int check_writable(const char *path, bool dir_too, struct sd_error *err)
+{
+	cleanup_free char *copy = strdup(path);
+	const char *dir;
+	struct stat sb;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (!copy)
+		return sd_error_errno(err, ENOMEM, "cannot write '%s'", path);
+	dir = dirname(copy);
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return sd_error_errno(err, EISDIR, "cannot write '%s'", path);
+		if (access(path, W_OK) < 0)
+			return sd_error_errno(err, errno, "cannot write '%s'", path);
+		if (!dir_too)
+			return 0;
+	} else if (errno != ENOENT) {
+		return sd_error_errno(err, errno, "cannot write '%s'", path);
+	}
+	if (stat(dir, &sb) < 0)
+		return sd_error_errno(err, errno, "cannot write '%s': directory '%s'", path, dir);
+	if (!S_ISDIR(sb.st_mode))
+		return sd_error_errno(err, ENOTDIR, "cannot write '%s': '%s'", path, dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return sd_error_errno(err, errno, "cannot write '%s': directory '%s'", path, dir);
 	return 0;
 }
 

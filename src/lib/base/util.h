@@ -48,6 +48,13 @@ int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_e
 int write_file(const char *path, const char *text, struct sd_error *err);
 /* Read a file holding one unsigned decimal number (sysfs). */
 int read_u64_file(const char *path, uint64_t *out, struct sd_error *err);
+/* Whether a file can be written at PATH -- an existing file writable, else
+ * its directory there and writable; with DIR_TOO the directory must be
+ * writable either way (SQLite creates its journal files beside the
+ * database) -- so that a run can refuse an output at its start rather
+ * than after its work. "-" (standard output) is writable. 0, or -1 with
+ * "cannot write 'PATH': reason". */
+int check_writable(const char *path, bool dir_too, struct sd_error *err);
 
 /* Milliseconds and nanoseconds of CLOCK_MONOTONIC. */
 int64_t now_ms(void);
