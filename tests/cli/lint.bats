@@ -162,7 +162,8 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 
 @test "a HumanEval run shows lint figures (prompt + completion linted, not the tests)" {
 	[[ -r $HE ]] || skip "data: no HumanEval data at '$HE' (set SANDEVAL_DATA)"
-	# five tasks; HumanEval/11's prompt imports List and its canonical solution does not use it
+	# five tasks; HumanEval/11's prompt imports List and its canonical solution does not use it: flake8
+	# reports F401 on line 1, the prompt's
 	zcat "$HE" | jq -c 'select(.task_id == "HumanEval/0" or .task_id == "HumanEval/2" or .task_id == "HumanEval/11"
 		or .task_id == "HumanEval/53" or .task_id == "HumanEval/160")' | gzip >he5.jsonl.gz
 	zcat he5.jsonl.gz | jq -c '{task_id, completion: .canonical_solution}' >canon.jsonl
@@ -170,13 +171,22 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 	((rc == 0)) || flunk "exit $rc"
 	[[ $(jq -r .lint.classes.humaneval.pass_rate sum.json) != null && $(jq -r .composite sum.json) != null ]] ||
 		flunk "no lint figures: $(jq -c .lint sum.json)"
-	[[ $(jq -r 'select(.task_id == "HumanEval/11") | .findings[] | select(.rule == "F401") | .line' o.jsonl) == 1 ]] ||
-		flunk "HumanEval/11: the prompt's unused import is not reported"
+	# ... but the prompt is the task's, not the candidate's: its finding is left out and counted apart
+	[[ -z $(jq -r 'select(.task_id == "HumanEval/11") | .findings[] | select(.line == 1)' o.jsonl) &&
+		$(jq -r 'select(.task_id == "HumanEval/11") | .lint' o.jsonl) == passed ]] ||
+		flunk "HumanEval/11: the prompt's unused import is charged: $(jq -c 'select(.task_id == "HumanEval/11")
+			| {lint, findings}' o.jsonl)"
+	[[ $(jq -r 'select(.task_id == "HumanEval/11") | .lint_detail' o.jsonl) == *"; 1 more on the task's own lines (its prompt), not counted" ]] ||
+		flunk "HumanEval/11: the detail does not count the prompt's finding: $(jq -r 'select(.task_id == "HumanEval/11") | .lint_detail' o.jsonl)"
+	# no finding left on a prompt line of any task
+	[[ -z $(jq -r --slurpfile t <(zcat he5.jsonl.gz | jq -s 'map({key: .task_id, value: (.prompt | split("\n") | length - 1)}) | from_entries') \
+		'.task_id as $id | .findings[] | select(.line > 0 and .line <= $t[0][$id]) | "\($id): \(.rule) line \(.line)"' o.jsonl) ]] ||
+		flunk "findings on prompt lines are charged"
 	[[ $(jq -r 'select(.task_id == "HumanEval/160") | .findings[] | select(.tool == "bandit") | .rule' o.jsonl) == B307 ]] ||
 		flunk "HumanEval/160: eval() is not reported"
 	# the test code (check(candidate)) is not linted: no finding names 'check'
 	[[ -z $(jq -r '.findings[].message | select(test("check"))' o.jsonl) ]] || flunk "the tests were linted"
-	[[ $out == *"class humaneval: 0.600 (3/5)"* ]] || flunk "table: $out"
+	[[ $out == *"class humaneval: 0.800 (4/5)"* ]] || flunk "table: $out"
 }
 
 @test "--db records a lint-only run; bad options exit 2" {

@@ -28,8 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r.task_id = strdup("t");
 		r.sample_id = strdup("t/0");
 		r.task_class = strdup("c");
+		int first = size > 2 ? data[1] % 8 : 1;	/* findings on lines before it are the task's */
+
 		FUZZ_CHECK(lint_read_envelope((const char *)data, size, size & 1 ? "ok" : NULL, lang,
-					      (enum lint_severity)t, &r, &err) == 0);
+					      (enum lint_severity)t, first, &r, &err) == 0);
+		for (size_t i = 0; i < r.n_findings; i++)
+			FUZZ_CHECK(r.findings[i].line == 0 || r.findings[i].line >= first);
 		FUZZ_CHECK(r.lint == LINT_PASSED || r.lint == LINT_FAILED || r.lint == LINT_UNAVAILABLE ||
 			   r.lint == LINT_ERROR);
 		FUZZ_CHECK(r.lint_detail != NULL);

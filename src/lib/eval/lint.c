@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,16 @@
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define TOOL_OUTPUT (256u << 10)	/* bytes of each tool's stdout and stderr the driver reports */
 #define MAX_FILES 8
+
+int lint_first_line(const struct task *task, const struct sample *sample)
+{
+	int n = 1;
+
+	if (task->format == TASK_HUMANEVAL && sample->is_completion && task->prompt)
+		for (const char *p = task->prompt; *p && n < INT_MAX; p++)
+			n += *p == '\n';
+	return n;	/* a prompt without a final newline shares its last line with the completion */
+}
 
 char *lint_source(const struct task *task, const struct sample *sample)
 {
@@ -319,14 +330,33 @@ static void read_envelope(const char *text, size_t len, const char *fate, const 
 	json_decref(doc);
 }
 
+/* Leave out of FS the findings on lines before FIRST_LINE; their count. */
+static size_t drop_before(struct lint_findings *fs, int first_line)
+{
+	size_t kept = 0, gone = 0;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		if (fs->v[i].line > 0 && fs->v[i].line < first_line) {
+			fs->n_by_severity[fs->v[i].severity]--;
+			lint_finding_release(&fs->v[i]);
+			gone++;
+		} else {
+			fs->v[kept++] = fs->v[i];
+		}
+	}
+	fs->n = kept;
+	return gone;
+}
+
 int lint_read_envelope(const char *text, size_t len, const char *fate, const json_t *lang,
-		       enum lint_severity threshold, struct sample_result *r, struct sd_error *err)
+		       enum lint_severity threshold, int first_line, struct sample_result *r, struct sd_error *err)
 {
 	struct lint_findings fs = { 0 };
 	struct outcome oc = { 0 };
-	size_t kept;
+	size_t kept, on_task;
 
 	read_envelope(text, len, fate, lang, &fs, &oc);
+	on_task = drop_before(&fs, first_line);
 	free(r->lint_detail);
 	r->lint_detail = NULL;
 	if (oc.missing) {
@@ -341,9 +371,14 @@ int lint_read_envelope(const char *text, size_t len, const char *fate, const jso
 		for (int s = (int)threshold; s <= LINT_SEV_ERROR; s++)
 			above += fs.n_by_severity[s];
 		r->lint = lint_judge(&fs, threshold);
-		r->lint_detail = xasprintf("%s; %zu finding%s, %zu at or above %s%s", oc.ran ? oc.ran : "no linter ran",
+		char task_lines[96] = "";
+
+		if (on_task)
+			snprintf(task_lines, sizeof(task_lines), "; %zu more on the task's own lines (its prompt), "
+				 "not counted", on_task);
+		r->lint_detail = xasprintf("%s; %zu finding%s, %zu at or above %s%s%s", oc.ran ? oc.ran : "no linter ran",
 					   total, total == 1 ? "" : "s", above, lint_severity_name(threshold),
-					   total > LINT_MAX_KEPT ? " (the most severe 100 kept)" : "");
+					   total > LINT_MAX_KEPT ? " (the most severe 100 kept)" : "", task_lines);
 	}
 	free(oc.missing);
 	free(oc.failed);
@@ -429,7 +464,8 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 	snprintf(fate, sizeof(fate), "%s%s%s%s%s", sandbox_status_name(sr.status),
 		 sr.status == SB_SANDBOX_ERROR ? ": " : "", sr.status == SB_SANDBOX_ERROR ? sr.error : "",
 		 why[0] ? "; " : "", why);
-	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, ev->o.lint_threshold, r, err);
+	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, ev->o.lint_threshold,
+				 lint_first_line(task, sample), r, err);
 	if (sr.id[0]) {
 		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, sr.id) : strdup(sr.id);
 

@@ -19,9 +19,14 @@ char *lint_source(const struct task *task, const struct sample *sample);
  * untrusted) into r->lint, r->lint_detail and r->findings, for the linters
  * LANG declares (a language object of lint.json: "source", "tools"). FATE
  * says how the sandbox ended, for the message when the envelope is not
- * there. 0, or -1 on ENOMEM. */
+ * there. Findings on lines before FIRST_LINE are the task's, not the
+ * candidate's (HumanEval's prompt, above the completion): they are left
+ * out and counted in the detail. 0, or -1 on ENOMEM. */
 int lint_read_envelope(const char *text, size_t len, const char *fate, const json_t *lang,
-		       enum lint_severity threshold, struct sample_result *r, struct sd_error *err);
+		       enum lint_severity threshold, int first_line, struct sample_result *r, struct sd_error *err);
+/* The first line of lint_source() that is the candidate's: 1, or the line
+ * after HumanEval's prompt. */
+int lint_first_line(const struct task *task, const struct sample *sample);
 
 /* Findings parsed from one tool's output (untrusted text). */
 struct lint_findings {
