@@ -8,7 +8,7 @@
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto
+PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -19,7 +19,9 @@ CFLAGS ?= -O2 -g
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 # jansson, sqlite3, zlib and libcrypto linked statically: each shared object
 # ld.so loads (and, with -z now, binds in full) costs every run; libcrypto
-# alone cost ~1 ms per `sandeval exec` here
+# alone cost ~1 ms per `sandeval exec` here. libpq is not linked at all:
+# store-pg.c loads it (and the twenty objects it needs) with dlopen when a
+# PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md)
 LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lcrypto -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
@@ -135,6 +137,10 @@ $(B)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(B)/libsandeval
 XML_FUZZ := $(B)/tests/fuzz/fuzz-junit $(B)/tests/fuzz/fuzz-svg
 $(XML_FUZZ): private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 $(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+
+# the PostgreSQL store's tests make their databases with libpq itself (tests/unit/pg-fixture.h)
+PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
+$(PG_UNIT): private LIBS += -lpq
 
 units: $(UNIT_BIN) $(FUZZ_BIN)
 
