@@ -18,7 +18,7 @@
 #include "base/util.h"
 
 static const char gate_usage[] =
-	"usage: sandeval gate --baseline RUN_ID|FILE --candidate RUN_ID|FILE [--db PATH]\n"
+	"usage: sandeval gate --baseline RUN_ID|FILE --candidate RUN_ID|FILE [--db PATH|URL]\n"
 	"                     [--metric mean|pass@K|composite|lint] [--epsilon 0.01] [--per-class]\n"
 	"                     [--junit FILE] [--json FILE] [--seed N] [--resamples N]\n"
 	"\n"
@@ -28,7 +28,8 @@ static const char gate_usage[] =
 	"resampled with replacement); a regression is a mean difference below\n"
 	"-epsilon whose interval lies below 0 (docs/ci.md).\n"
 	"\n"
-	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL     SQLite database of runs (default sandeval.db), or a\n"
+	"                    postgresql:// URL (docs/scale.md)\n"
 	"  --metric M        per task: mean score (default), pass@K, composite\n"
 	"                    (0.7 mean + 0.3 lint pass rate) or lint (lint pass rate)\n"
 	"  --epsilon E       the drop that matters, in the metric's units (default 0.01)\n"
@@ -101,9 +102,12 @@ static int load_side(struct gate_cmd *g, struct side *s, struct sd_error *err)
 	}
 	snprintf(s->name, sizeof(s->name), "run '%s'", s->arg);
 	if (!g->store) {
-		if (access(g->db, F_OK) < 0)
-			return sd_error_errno(err, errno, "%s run '%s': no database '%s' (--db)", s->role, s->arg, g->db);
-		g->store = store_open(g->db, err);
+		char name[1024];
+
+		g->store = store_open_existing(g->db, err);
+		if (!g->store && err->code == ENOENT)
+			return sd_error_errno(err, ENOENT, "%s run '%s': no database '%s' (--db)", s->role, s->arg,
+					      store_url_display(g->db, name, sizeof(name)));
 		if (!g->store)
 			return sd_error_wrap(err, "%s", s->role);
 	}

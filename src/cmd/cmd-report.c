@@ -14,13 +14,14 @@
 #include "base/util.h"
 
 static const char report_usage[] =
-	"usage: sandeval report [--db PATH] [RUN_ID] [--against RUN_ID] [--html FILE] [--last N]\n"
+	"usage: sandeval report [--db PATH|URL] [RUN_ID] [--against RUN_ID] [--html FILE] [--last N]\n"
 	"\n"
 	"Compare a run (default: the newest) with another (default: the one before it):\n"
 	"mean, median, p10, pass@k, lint pass rate, composite and cost, overall and per\n"
 	"task class, each with its change (arrows: better, worse, same).\n"
 	"\n"
-	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL     SQLite database of runs (default sandeval.db), or a\n"
+	"                    postgresql:// URL (docs/scale.md)\n"
 	"  --against RUN_ID  the run to compare with (default: the run before RUN_ID)\n"
 	"  --html FILE       also write the dashboard, one self-contained HTML page\n"
 	"                    (trends, score distribution, lint findings, failing and slow\n"
@@ -92,12 +93,10 @@ int cmd_report(int argc, char **argv)
 		run_id = argv[optind++];
 	if (optind < argc)
 		return fail("unexpected argument '%s' (see 'sandeval report --help')", argv[optind]);
-	if (access(db, F_OK) < 0)	/* store_open would create it */
-		return fail("cannot open '%s': %s", db, strerror(errno));
-	st = store_open(db, &err);
+	st = store_open_existing(db, &err);
 	if (!st)
 		return fail("%s", err.msg);
-	if (trend_load(st, db, run_id, against, (size_t)last, &t, &err) < 0) {
+	if (trend_load(st, store_name(st), run_id, against, (size_t)last, &t, &err) < 0) {
 		store_close(st);
 		return fail("%s", err.msg);
 	}
