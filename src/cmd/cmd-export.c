@@ -120,7 +120,10 @@ int cmd_export(int argc, char **argv)
 		return fail("%s", err.msg);
 	}
 	store_close(st);
-	if (info.finished_ms == 0)
+	if (info.finished_ms == 0 && info.n_samples > 0)
+		fprintf(stderr, "sandeval: export: warning: run '%s' is unfinished: %lld of %lld samples recorded; "
+			"'sandeval gate' will not judge it\n", run_id, (long long)info.n_recorded, (long long)info.n_samples);
+	else if (info.finished_ms == 0)
 		fprintf(stderr, "sandeval: export: warning: run '%s' is unfinished; 'sandeval gate' will not judge it\n",
 			run_id);
 	ret = write_to(out, &info, v, n, tests);

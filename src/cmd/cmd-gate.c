@@ -80,14 +80,16 @@ struct gate_cmd {
 	struct side base, cand;
 };
 
-/* ARG names a run (not a file) when no such file exists and it looks like a run id. */
+/* ARG names a run (not a file) when no such file exists and it looks like
+ * a run id: "r-" and hex, or a name given with --run-id (shard.h). */
 static bool looks_like_run(const char *arg)
 {
 	struct stat sb;
 
 	if (stat(arg, &sb) == 0)
 		return false;
-	return strncmp(arg, "r-", 2) == 0 && !strchr(arg, '/') && !strstr(arg, ".json");
+	return *arg && *arg != '-' && strlen(arg) <= STORE_RUN_ID_MAX && !strstr(arg, ".json") &&
+	       strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(arg);
 }
 
 static int load_side(struct gate_cmd *g, struct side *s, struct sd_error *err)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report/report-status.h"
 #include "report/report-trend.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -63,6 +64,7 @@ static bool utf8_terminal(void)
 int cmd_report(int argc, char **argv)
 {
 	const char *db = "sandeval.db", *run_id = NULL, *against = NULL, *html = NULL;
+	char incomplete[200];
 	long last = TREND_LAST_DEFAULT;
 	struct sd_error err = { 0 };
 	struct trend t;
@@ -101,6 +103,9 @@ int cmd_report(int argc, char **argv)
 		return fail("%s", err.msg);
 	}
 	store_close(st);
+	if (t.n_runs && !t.runs[t.n_runs - 1].info.finished_ms)
+		fprintf(stderr, "sandeval: report: warning: %s: its figures are of the samples recorded so far\n",
+			report_incomplete(&t.runs[t.n_runs - 1].info, incomplete, sizeof(incomplete)));
 	if (!html || strcmp(html, "-") != 0)
 		report_compare(stdout, &t, utf8_terminal());
 	if (html && report_html(html, &t, &err) < 0)
