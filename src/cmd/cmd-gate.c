@@ -28,8 +28,8 @@ static const char gate_usage[] =
 	"resampled with replacement); a regression is a mean difference below\n"
 	"-epsilon whose interval lies below 0 (docs/ci.md).\n"
 	"\n"
-	"  --db PATH|URL     SQLite database of runs (default sandeval.db), or a\n"
-	"                    postgresql:// URL (docs/scale.md)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --metric M        per task: mean score (default), pass@K, composite\n"
 	"                    (0.7 mean + 0.3 lint pass rate) or lint (lint pass rate)\n"
 	"  --epsilon E       the drop that matters, in the metric's units (default 0.01)\n"
@@ -225,7 +225,7 @@ static void write_outputs(struct gate_cmd *g, struct gate_result *res, const str
 
 int cmd_gate(int argc, char **argv)
 {
-	struct gate_cmd g = { .db = "sandeval.db", .base = { .role = "baseline" }, .cand = { .role = "candidate" } };
+	struct gate_cmd g = { .db = cmd_default_db(), .base = { .role = "baseline" }, .cand = { .role = "candidate" } };
 	struct gate_run b = { 0 }, c = { 0 };
 	struct gate_result res;
 	struct sd_error err = { 0 };

@@ -21,8 +21,8 @@ static const char report_usage[] =
 	"mean, median, p10, pass@k, lint pass rate, composite and cost, overall and per\n"
 	"task class, each with its change (arrows: better, worse, same).\n"
 	"\n"
-	"  --db PATH|URL     SQLite database of runs (default sandeval.db), or a\n"
-	"                    postgresql:// URL (docs/scale.md)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --against RUN_ID  the run to compare with (default: the run before RUN_ID)\n"
 	"  --html FILE       also write the dashboard, one self-contained HTML page\n"
 	"                    (trends, score distribution, lint findings, failing and slow\n"
@@ -63,7 +63,7 @@ static bool utf8_terminal(void)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *run_id = NULL, *against = NULL, *html = NULL;
+	const char *db = cmd_default_db(), *run_id = NULL, *against = NULL, *html = NULL;
 	char incomplete[200];
 	long last = TREND_LAST_DEFAULT;
 	struct sd_error err = { 0 };

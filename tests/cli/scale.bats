@@ -294,7 +294,8 @@ ex_shard() {
 	SLURM_ARRAY_TASK_ID=1 ex_shard "$PG" ex auto/2 "$good" --json summary.json
 	((rc == 0)) || flunk "shard 1: exit $rc: $err"
 	[[ $(jq .samples summary.json) == 5 ]] || flunk "the summary is not the whole run's: $(head -c 300 summary.json)"
-	"$SANDEVAL" run --db "$PG" --run-id ex --status >status.txt || flunk "not complete: $(cat status.txt)"
+	# the store from the environment (a Kubernetes Secret), the URL out of argv
+	SANDEVAL_DB=$PG "$SANDEVAL" run --run-id ex --status >status.txt || flunk "not complete: $(cat status.txt)"
 	grep -q "^run ex: complete: 5 samples recorded" status.txt || flunk "$(cat status.txt)"
 	"$SANDEVAL" gate --db "$PG" --baseline ex --candidate ex >gate.txt 2>&1 || flunk "gate of the complete run: $(cat gate.txt)"
 	# the same on SQLite: shards of one machine share a file
