@@ -23,10 +23,11 @@ WRITE_SECONDS=${WRITE_SECONDS:-10}
 B=${B:-build}
 
 tmp=$(mktemp -d /tmp/sandeval-bench-scale.XXXXXX)
-pgdir=$tmp/pg
-trap 'sh tests/pg.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+pgdir=$(mktemp -d /tmp/sandeval-pg.XXXXXX)	# its own: the server's user must reach it
+trap 'sh tests/pg.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$tmp" "$pgdir"' EXIT
 trap 'exit 130' INT TERM
-eval "$(sh tests/pg.sh start "$pgdir")"
+pgenv=$(sh tests/pg.sh start "$pgdir") || exit 1
+eval "$pgenv"
 
 if [ -z "${SAMPLES-}" ]; then
 	SAMPLES=$tmp/samples.jsonl
@@ -36,15 +37,23 @@ fi
 n=$(zcat -f "$SAMPLES" | wc -l)
 
 db_url() {
-	psql -X -q "$SANDEVAL_PG_URL" -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" >/dev/null
+	PGOPTIONS='-c client_min_messages=warning' psql -X -q "$SANDEVAL_PG_URL" -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" >/dev/null
 	echo "$SANDEVAL_PG_URL" | sed -E "s#^(postgres(ql)?://[^/?]*)/[^?]*#\1/$1#"
 }
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-echo "== sandboxes: $n samples, P shard processes (--jobs 1 each), one PostgreSQL store ($(nproc) CPUs)"
-for p in $PROCS; do
-	url=$(db_url "bench_p$p")
+# P shard processes on one store: PostgreSQL for each of PROCS, then SQLite (one file, one machine)
+echo "== sandboxes: $n samples, P shard processes (--jobs 1 each), one store ($(nproc) CPUs)"
+for run in $(for p in $PROCS; do echo "pg:$p"; done) sqlite:1 sqlite:2; do
+	p=${run#*:}
+	if [ "${run%%:*}" = pg ]; then
+		url=$(db_url "bench_p$p")
+		store=PostgreSQL
+	else
+		url=$tmp/shards-$p.db
+		store=SQLite
+	fi
 	l=$(load)
 	t0=$(date +%s.%N)
 	i=0
@@ -57,9 +66,9 @@ for p in $PROCS; do
 	done
 	for pid in $pids; do wait "$pid" || { cat "$tmp"/shard-"$p"-*.err >&2; exit 1; }; done
 	t1=$(date +%s.%N)
-	rec=$(psql -X -qAt "$url" -c "SELECT count(*) FROM sandeval.samples")
-	echo "$p $rec $t0 $t1 $l" | awk '{ printf "%d process%s: %d samples in %.1f s: %.1f samples/s (load before: %s)\n", \
-		$1, $1 == 1 ? "" : "es", $2, $4 - $3, $2 / ($4 - $3), $5 }'
+	rec=$("$SANDEVAL" run --db "$url" --run-id bench --status | sed -n 's/.*complete: \([0-9]*\) samples.*/\1/p')
+	echo "$store $p $rec $t0 $t1 $l" | awk '{ printf "%s, %d process%s: %d samples in %.1f s: %.1f samples/s (load before: %s)\n", \
+		$1, $2, $2 == 1 ? "" : "es", $3, $5 - $4, $3 / ($5 - $4), $6 }'
 done
 
 echo "== the store alone: samples recorded per second by W writer processes (9 tests each)"
