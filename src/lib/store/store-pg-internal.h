@@ -1,4 +1,4 @@
-/* store-pg-internal.h - what the two halves of the PostgreSQL store share: libpq's functions, the handle, queries that reconnect */
+/* store-pg-internal.h - what the parts of the PostgreSQL store share: libpq's functions, the handle, queries that reconnect */
 #ifndef SANDEVAL_STORE_PG_INTERNAL_H
 #define SANDEVAL_STORE_PG_INTERNAL_H
 
@@ -62,6 +62,16 @@ static inline struct store_pg *pgs(struct store *s)
 	return (struct store_pg *)s;
 }
 
+/* Load libpq.so.5 and fill pq, once per process. */
+int pg_load_libpq(struct sd_error *err);
+/* Connect (again): 0, or -1 with "cannot connect to database 'D' on host
+ * 'H' port P: why" in *err. */
+int pg_connect(struct store_pg *p, struct sd_error *err);
+/* Run OP; while it returns PG_LOST, reconnect with backoff (0.1 s, twice
+ * as long each time, up to 5 s) and run it again with p->retrying set,
+ * for at most p->retry_ms in all; then -1 with "...; gave up reconnecting". */
+int pg_with_retry(struct store_pg *p, int (*op)(struct store_pg *, void *, struct sd_error *), void *arg,
+		  struct sd_error *err);
 /* Run SQL with N text parameters (a NULL one is SQL NULL). The result
  * (PQclear it) when the command worked; else NULL, with "WHAT: why" in
  * *err, p->sqlstate set, and p->lost when the connection is gone. */

@@ -1,4 +1,4 @@
-/* store-pg.c - durable records of runs and evaluated samples in PostgreSQL: libpq, connection and reconnection, schema, runs, shards
+/* store-pg.c - durable records of runs and evaluated samples in PostgreSQL: how it works, the schema, runs, shards
  *
  * The same records as store-sqlite.c (docs/scoring.md, "Records"), in the
  * schema "sandeval" of the database the URL names, so that the tables live
@@ -8,9 +8,11 @@
  * shards of a run starting at once create the schema once.
  *
  * libpq is not linked: its functions are looked up in libpq.so.5 the first
- * time a PostgreSQL store is opened (pq_load), so that `sandeval exec`, and
- * every run on SQLite, load none of the twenty shared objects it needs
- * (docs/scale.md has the cost measured).
+ * time a PostgreSQL store is opened (store-pg-conn.c), so that `sandeval
+ * exec`, and every run on SQLite, load none of the twenty shared objects it
+ * needs (docs/scale.md has the cost measured). store-pg-conn.c also holds
+ * the queries, the messages and the reconnection; store-pg-sample.c the
+ * samples' half.
  *
  * Every operation is one statement or one transaction; a sample is one
  * statement (store-pg-sample.c), so it is recorded whole or not at all. When
@@ -32,7 +34,6 @@
 #define _GNU_SOURCE
 #include "store/store-pg-internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -45,254 +46,6 @@
 
 #define PG_LOCK_KEY 0x53444556		/* "SDEV": serializes the migrations of concurrent openers */
 #define PG_RETRY_DEFAULT_S 120
-#define PG_BACKOFF_FIRST_MS 100
-#define PG_BACKOFF_MAX_MS 5000
-
-struct pq_api pq;
-
-/* Load libpq once per process. */
-static int pq_load(struct sd_error *err)
-{
-	static void *lib;
-	void *h;
-
-	if (lib)
-		return 0;
-	h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return sd_error_set(err, ENOENT, "PostgreSQL's client library cannot be loaded (%s; apt-get install libpq5)",
-				    dlerror());
-#define PQ_LOOKUP(ret, name, args) \
-	if (!(*(void **)&pq.name = dlsym(h, #name))) { \
-		dlclose(h); \
-		return sd_error_set(err, ENOSYS, "libpq.so.5 has no " #name " (PostgreSQL 12 or later is needed)"); \
-	}
-	PQ_FUNCS(PQ_LOOKUP)
-#undef PQ_LOOKUP
-	lib = h;
-	return 0;
-}
-
-/* --- messages --- */
-
-/* Strike the password out of TEXT (in place). */
-static void scrub(const struct store_pg *p, char *text)
-{
-	size_t n = p->password ? strlen(p->password) : 0;
-	char *at;
-
-	if (!n)
-		return;
-	while ((at = strstr(text, p->password))) {
-		size_t stars = n < 3 ? n : 3;
-
-		memset(at, '*', stars);
-		memmove(at + stars, at + n, strlen(at + n) + 1);
-	}
-}
-
-/* libpq's message on one line, without its trailing newline, scrubbed. */
-static void pg_message(const struct store_pg *p, const char *msg, char *buf, size_t n)
-{
-	const char *m = msg && *msg ? msg : "unknown error";
-	size_t o = 0, len;
-
-	/* one line: each run of white space becomes one space */
-	for (; *m && o + 1 < n; m++) {
-		bool space = *m == '\n' || *m == '\t' || *m == ' ';
-
-		if (space && (o == 0 || buf[o - 1] == ' '))
-			continue;
-		buf[o++] = space ? ' ' : *m;
-	}
-	buf[o] = '\0';
-	len = o;
-	while (len && buf[len - 1] == ' ')
-		buf[--len] = '\0';
-	scrub(p, buf);
-}
-
-static int errno_of(const char *state)
-{
-	if (!state || !*state)
-		return EIO;
-	if (strcmp(state, "23505") == 0)
-		return EEXIST;
-	if (strcmp(state, "23503") == 0)
-		return ENOENT;
-	if (strncmp(state, "28", 2) == 0 || strcmp(state, "42501") == 0)
-		return EACCES;
-	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
-		return ECONNRESET;
-	if (strncmp(state, "53", 2) == 0)
-		return ENOSPC;
-	return EIO;
-}
-
-/* The connection is gone, or the server said it is going (shutdown,
- * starting up, a connection exception): worth reconnecting. */
-static bool is_lost(const struct store_pg *p, const char *state)
-{
-	if (!p->conn || pq.PQstatus(p->conn) == CONNECTION_BAD)
-		return true;
-	return state && (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
-			 strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0);
-}
-
-PGresult *pg_exec(struct store_pg *p, const char *sql, int n, const char *const *v, struct sd_error *err,
-		  const char *fmt, ...)
-{
-	PGresult *res = NULL;
-	ExecStatusType st;
-	const char *state = NULL;
-	char what[512], why[640];
-	va_list ap;
-
-	p->lost = false;
-	p->sqlstate[0] = '\0';
-	if (p->conn && pq.PQstatus(p->conn) == CONNECTION_OK) {
-		res = n ? pq.PQexecParams(p->conn, sql, n, NULL, v, NULL, NULL, 0) : pq.PQexec(p->conn, sql);
-		st = res ? pq.PQresultStatus(res) : PGRES_FATAL_ERROR;
-		if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
-			return res;
-		state = res ? pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	}
-	snprintf(p->sqlstate, sizeof(p->sqlstate), "%s", state ? state : "");
-	p->lost = is_lost(p, state);
-	pg_message(p, res && pq.PQresultErrorMessage(res)[0] ? pq.PQresultErrorMessage(res)
-			       : p->conn ? pq.PQerrorMessage(p->conn) : "not connected", why, sizeof(why));
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (p->lost)
-		sd_error_set(err, ECONNRESET, "%s: the connection to %s was lost: %s", what, p->where, why);
-	else
-		sd_error_set(err, errno_of(state), "%s: %s", what, why);
-	pq.PQclear(res);
-	return NULL;
-}
-
-int pg_failed(struct store_pg *p)
-{
-	return p->lost ? PG_LOST : -1;
-}
-
-void pg_rollback(struct store_pg *p)
-{
-	if (p->conn && pq.PQstatus(p->conn) == CONNECTION_OK && pq.PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-		pq.PQclear(pq.PQexec(p->conn, "ROLLBACK"));
-}
-
-char *pg_dup(const PGresult *res, int row, int col, bool *oom)
-{
-	char *d;
-
-	if (pq.PQgetisnull(res, row, col))
-		return NULL;
-	d = strdup(pq.PQgetvalue(res, row, col));
-	if (!d)
-		*oom = true;
-	return d;
-}
-
-long long pg_int(const PGresult *res, int row, int col)
-{
-	return pq.PQgetisnull(res, row, col) ? 0 : strtoll(pq.PQgetvalue(res, row, col), NULL, 10);
-}
-
-double pg_real(const PGresult *res, int row, int col)
-{
-	return pq.PQgetisnull(res, row, col) ? NAN : strtod(pq.PQgetvalue(res, row, col), NULL);
-}
-
-const char *pg_real_text(double v, char *buf, size_t n)
-{
-	if (isnan(v))
-		return NULL;
-	snprintf(buf, n, "%.17g", v);
-	return buf;
-}
-
-/* --- connecting --- */
-
-static void quiet(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;	/* NOTICEs ("already exists, skipping") are not for the user */
-}
-
-/* Connect (once). 0, or -1 with "cannot connect to database 'D' on host
- * 'H' port P: why" in *err. */
-static int pg_connect(struct store_pg *p, struct sd_error *err)
-{
-	/* defaults first, then the URL (expanded: its values override them),
-	 * then what sandeval needs whatever the URL says */
-	const char *const keys[] = { "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
-				     "application_name", "dbname", "client_encoding", NULL };
-	const char *const vals[] = { "10", "30", "10", "3", "sandeval", p->url, "UTF8", NULL };
-	char why[640];
-	PGresult *res;
-
-	if (p->conn)
-		pq.PQfinish(p->conn);
-	p->conn = pq.PQconnectdbParams(keys, vals, 1);
-	if (!p->conn)
-		return sd_error_set(err, ENOMEM, "cannot connect to '%s': out of memory", p->base.name);
-	snprintf(p->where, sizeof(p->where), "database '%s' on host '%s' port %s", pq.PQdb(p->conn),
-		 pq.PQhost(p->conn) ? pq.PQhost(p->conn) : "", pq.PQport(p->conn) ? pq.PQport(p->conn) : "");
-	scrub(p, p->where);
-	if (pq.PQstatus(p->conn) != CONNECTION_OK) {
-		pg_message(p, pq.PQerrorMessage(p->conn), why, sizeof(why));
-		return sd_error_set(err, ECONNREFUSED, "cannot connect to %s: %s", p->where, why);
-	}
-	pq.PQsetNoticeProcessor(p->conn, quiet, NULL);
-	/* the durability SQLite has with synchronous=FULL, whatever the server's default */
-	res = pg_exec(p, "SET synchronous_commit = on", 0, NULL, err, "cannot set up the connection to %s", p->where);
-	if (!res)
-		return -1;
-	pq.PQclear(res);
-	return 0;
-}
-
-static void sleep_ms(int64_t ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* Run OP; while it fails with the connection, reconnect with backoff and
- * run it again, for at most p->retry_ms. */
-static int with_retry(struct store_pg *p, int (*op)(struct store_pg *, void *, struct sd_error *), void *arg,
-		      struct sd_error *err)
-{
-	int64_t start = 0, delay = PG_BACKOFF_FIRST_MS;
-	struct sd_error last = { 0 };
-	int ret;
-
-	p->retrying = false;
-	while ((ret = op(p, arg, err)) == PG_LOST) {
-		if (!start)
-			start = now_ms();
-		last = err ? *err : last;
-		for (;;) {
-			if (now_ms() - start + delay > p->retry_ms) {
-				sd_error_set(err, ECONNRESET, "%s; gave up reconnecting after %lld s (SANDEVAL_DB_RETRY)",
-					     last.msg, (long long)(p->retry_ms / 1000));
-				p->retrying = false;
-				return -1;
-			}
-			sleep_ms(delay);
-			delay = delay * 2 > PG_BACKOFF_MAX_MS ? PG_BACKOFF_MAX_MS : delay * 2;
-			if (pg_connect(p, NULL) == 0)
-				break;
-		}
-		p->retrying = true;
-	}
-	p->retrying = false;
-	return ret;
-}
 
 /* --- schema --- */
 
@@ -497,7 +250,7 @@ static struct store *pg_open(const char *url, bool must_exist, struct sd_error *
 		return NULL;
 	}
 	p->base.ops = &store_pg_ops;
-	if (retry_budget_ms(err, &p->retry_ms) < 0 || pq_load(err) < 0)
+	if (retry_budget_ms(err, &p->retry_ms) < 0 || pg_load_libpq(err) < 0)
 		goto fail;
 	opts = pq.PQconninfoParse(url, NULL);
 	if (!opts) {
@@ -508,7 +261,7 @@ static struct store *pg_open(const char *url, bool must_exist, struct sd_error *
 		if (strcmp(o->keyword, "password") == 0 && o->val && *o->val)
 			p->password = strdup(o->val);
 	pq.PQconninfoFree(opts);
-	if (pg_connect(p, err) < 0 || with_retry(p, open_op, NULL, err) < 0)
+	if (pg_connect(p, err) < 0 || pg_with_retry(p, open_op, NULL, err) < 0)
 		goto fail;
 	return &p->base;
 fail:
@@ -577,7 +330,7 @@ static int pg_run_create(struct store *base, struct run_info *run, struct sd_err
 			return sd_error_wrap(err, "cannot create a run in '%s'", base->name);
 		snprintf(run->id, sizeof(run->id), "r-%s", hex);
 	}
-	if (with_retry(pgs(base), run_create_op, &a, err) < 0) {
+	if (pg_with_retry(pgs(base), run_create_op, &a, err) < 0) {
 		if (a.generated)
 			run->id[0] = '\0';
 		return -1;
@@ -608,7 +361,7 @@ static int pg_run_finish(struct store *base, const char *run_id, int64_t finishe
 {
 	struct run_args a = { .run_id = run_id, .ms = finished_ms };
 
-	return with_retry(pgs(base), run_finish_op, &a, err);
+	return pg_with_retry(pgs(base), run_finish_op, &a, err);
 }
 
 static int run_get_op(struct store_pg *p, void *arg, struct sd_error *err)
@@ -658,7 +411,7 @@ static int pg_run_get(struct store *base, const char *run_id, struct run_info *r
 {
 	struct run_args a = { .run_id = run_id, .run = run };
 
-	return with_retry(pgs(base), run_get_op, &a, err);
+	return pg_with_retry(pgs(base), run_get_op, &a, err);
 }
 
 static int runs_list_op(struct store_pg *p, void *arg, struct sd_error *err)
@@ -692,7 +445,7 @@ static int pg_runs_list(struct store *base, char ***ids, size_t *n, struct sd_er
 {
 	struct run_args a = { .ids = ids, .n = n };
 
-	return with_retry(pgs(base), runs_list_op, &a, err);
+	return pg_with_retry(pgs(base), runs_list_op, &a, err);
 }
 
 /* --- samples (store-pg-sample.c), retried --- */
@@ -721,7 +474,7 @@ static int pg_put(struct store *base, const char *run_id, int shard, const struc
 {
 	struct sample_args a = { .run_id = run_id, .shard = shard, .r = r };
 
-	return with_retry(pgs(base), sample_put_op, &a, err);
+	return pg_with_retry(pgs(base), sample_put_op, &a, err);
 }
 
 static int sample_done_op(struct store_pg *p, void *arg, struct sd_error *err)
@@ -735,7 +488,7 @@ static int pg_done(struct store *base, const char *run_id, const char *sample_id
 {
 	struct sample_args a = { .run_id = run_id, .sample_id = sample_id };
 
-	return with_retry(pgs(base), sample_done_op, &a, err);
+	return pg_with_retry(pgs(base), sample_done_op, &a, err);
 }
 
 static int samples_load_op(struct store_pg *p, void *arg, struct sd_error *err)
@@ -750,7 +503,7 @@ static int pg_load(struct store *base, const char *run_id, struct sample_result 
 {
 	struct sample_args a = { .run_id = run_id, .out = out, .n = n };
 
-	return with_retry(pgs(base), samples_load_op, &a, err);
+	return pg_with_retry(pgs(base), samples_load_op, &a, err);
 }
 
 /* --- shards --- */
@@ -794,7 +547,7 @@ static int pg_shard_start(struct store *base, const char *run_id, int shard, int
 {
 	struct shard_args a = { .run_id = run_id, .shard = shard, .n_samples = n_samples, .host = host, .ms = now };
 
-	return with_retry(pgs(base), shard_start_op, &a, err);
+	return pg_with_retry(pgs(base), shard_start_op, &a, err);
 }
 
 /* The run's row locked first: two shards finishing at once are taken one
@@ -853,7 +606,7 @@ static int pg_shard_finish(struct store *base, const char *run_id, int shard, in
 {
 	struct shard_args a = { .run_id = run_id, .shard = shard, .ms = finished_ms, .complete = complete };
 
-	return with_retry(pgs(base), shard_finish_op, &a, err);
+	return pg_with_retry(pgs(base), shard_finish_op, &a, err);
 }
 
 static int shards_get_op(struct store_pg *p, void *arg, struct sd_error *err)
@@ -898,7 +651,7 @@ static int pg_shards_get(struct store *base, const char *run_id, struct shard_in
 {
 	struct shard_args a = { .run_id = run_id, .v = v, .n = n };
 
-	return with_retry(pgs(base), shards_get_op, &a, err);
+	return pg_with_retry(pgs(base), shards_get_op, &a, err);
 }
 
 const struct store_ops store_pg_ops = {
