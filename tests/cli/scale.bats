@@ -290,6 +290,11 @@ ex_shard() {
 	[[ $(sql "$PG" "SELECT count(*) FROM sandeval.samples") == 3 ]] || flunk "a refused shard recorded samples"
 	ex_shard "$PG" ex 1/2 "$good" --resume ex
 	((rc == 2)) && [[ $err == *"--shard and --resume"* ]] || flunk "resume: $rc $err"
+	# every shard runs its own canaries: on a machine whose sandbox is broken (no runners) it stops, recording nothing
+	mkdir -p broken-runners
+	SANDEVAL_RUNNERS=$PWD/broken-runners ex_shard "$PG" ex 1/2 "$good"
+	((rc == 2)) && [[ $err == *"canary"* ]] || flunk "a shard with broken canaries: exit $rc: $err"
+	[[ $(sql "$PG" "SELECT count(*) FROM sandeval.samples") == 3 ]] || flunk "a shard whose canaries failed recorded samples"
 	# the last shard (a Slurm array task) completes the run and reports it whole
 	SLURM_ARRAY_TASK_ID=1 ex_shard "$PG" ex auto/2 "$good" --json summary.json
 	((rc == 0)) || flunk "shard 1: exit $rc: $err"
