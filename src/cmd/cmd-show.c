@@ -13,14 +13,15 @@
 #include "base/util.h"
 
 static const char show_usage[] =
-	"usage: sandeval show RUN_ID [TASK_ID] [--db PATH] [--json] [--holdout] [--lines N] [--bytes N]\n"
+	"usage: sandeval show RUN_ID [TASK_ID] [--db PATH|URL] [--json] [--holdout] [--lines N] [--bytes N]\n"
 	"\n"
 	"The outcome of each sample of a run (or of one task): its score, each failing\n"
 	"test with its tier, status and the first lines of what went wrong (expected\n"
 	"vs actual, the assertion, the error), passing tests as a count, lint\n"
 	"findings. The feedback an agent loop consumes (docs/show.md).\n"
 	"\n"
-	"  --db PATH     SQLite database of runs (default sandeval.db)\n"
+	"  --db PATH|URL the store of runs: an SQLite file or a postgresql:// URL\n"
+	"                (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
 	"  --json        one JSON document (schema in docs/show.md)\n"
 	"  --holdout     show the details of holdout tests too (withheld by default)\n"
 	"  --lines N     lines of a failing test's detail shown (default 5)\n"
@@ -91,7 +92,8 @@ static int show(const struct run_info *info, const char *task, struct sample_res
 
 int cmd_show(int argc, char **argv)
 {
-	const char *db = "sandeval.db", *run_id, *task = NULL;
+	const char *db = cmd_default_db(), *run_id, *task = NULL;
+	char name[1024];
 	struct feedback_options fo;
 	struct sd_error err = { 0 };
 	struct run_info info = { 0 };
@@ -136,9 +138,9 @@ int cmd_show(int argc, char **argv)
 	run_id = argv[optind];
 	if (argc - optind == 2)
 		task = argv[optind + 1];
-	if (access(db, F_OK) < 0)
-		return fail("no database '%s' (--db): %s", db, strerror(errno));
-	st = store_open(db, &err);
+	st = store_open_existing(db, &err);
+	if (!st && err.code == ENOENT)
+		return fail("no database '%s' (--db): %s", store_url_display(db, name, sizeof(name)), strerror(ENOENT));
 	if (!st)
 		return fail("%s", err.msg);
 	if (store_run_get(st, run_id, &info, &err) < 0 || store_samples_load(st, run_id, &v, &n, &err) < 0) {

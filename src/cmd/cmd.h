@@ -21,6 +21,9 @@ int cmd_report(int argc, char **argv);
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "sandeval: CMD: MESSAGE" to stderr; returns EXIT_USAGE. */
 int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The store when --db is not given: $SANDEVAL_DB (e.g. a postgresql:// URL
+ * from a Kubernetes Secret, kept out of argv), else "sandeval.db". */
+const char *cmd_default_db(void);
 /* Run the gc sweep quietly (used at every start); returns 0 or -1. */
 int cmd_auto_gc(void);
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -33,6 +34,13 @@ void cmd_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+const char *cmd_default_db(void)
+{
+	const char *db = getenv("SANDEVAL_DB");
+
+	return db && *db ? db : "sandeval.db";
 }
 
 int cmd_fail(const char *cmd, const char *fmt, ...)

@@ -56,6 +56,8 @@ pass_at_k() {
 	need "$HE" "$samples" "$labels"
 	run_eval --tasks "$HE" --samples "$samples" --out out.jsonl --json summary.json --k 1,10,100 --no-lint
 	((rc == 0)) || flunk "exit $rc"
+	# scale.bats compares its 4 shards on PostgreSQL with this single-process run
+	cp t.db "$BATS_RUN_TMPDIR/codegen-single.db" && jq -r .run.id summary.json >"$BATS_RUN_TMPDIR/codegen-single.id"
 	compare_labels "$samples" "$labels" out.jsonl "CodeGen-16B" || return 1
 	note "$(cat compare.txt) ($secs s, jobs $(jq .run.config.jobs summary.json))"
 	[[ $(cat compare.txt) == *"sandeval passed 3627, reference passed 3627; agree 16400/16400" ]] || flunk "$(cat compare.txt)"

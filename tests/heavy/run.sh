@@ -1,11 +1,20 @@
 #!/bin/sh
-# run.sh - `make check-heavy`: the full fidelity comparisons (tests/heavy/*.bats, about 20 minutes here);
-# ends with "N passed, N failed, N skipped" and fails on any failure or skip
+# run.sh - `make check-heavy`: the full fidelity comparisons and the 4-shard PostgreSQL run (tests/heavy/*.bats,
+# about 40 minutes here); ends with "N passed, N failed, N skipped" and fails on any failure or skip
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 log=$(mktemp -d /tmp/sandeval-check-heavy.XXXXXX) || exit 1
-trap 'rm -rf "$log"' EXIT
+pgdir=$(mktemp -d /tmp/sandeval-pg.XXXXXX) || exit 1
+trap 'sh tests/pg.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$log" "$pgdir"' EXIT
+trap 'exit 130' INT TERM
+# scale.bats's store: a throwaway PostgreSQL cluster (tests/pg.sh); no opt-out here
+if ! pgenv=$(sh tests/pg.sh start "$pgdir"); then
+	echo "check-heavy: cannot start a PostgreSQL cluster (tests/pg.sh; apt-get install postgresql)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+eval "$pgenv"
 # TAP as it comes (the figures are "# " lines), with each test's time
 {
 	bats --tap --timing tests/heavy

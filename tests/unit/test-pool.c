@@ -52,6 +52,24 @@ static int done(void *arg, size_t job, const char *line, size_t len, struct sd_e
 
 static const struct pool_ops ops = { .work = work, .done = done };
 
+/* skip(): every third job is left out; job fail_work's check fails (skip_fail) */
+static size_t skip_fail = SIZE_MAX;
+static size_t skipped;
+
+static int skip_some(void *arg, size_t job, struct sd_error *err)
+{
+	(void)arg;
+	if (job == skip_fail)
+		return sd_error_set(err, EIO, "cannot look up job %zu", job);
+	if (job % 3 == 0) {
+		skipped++;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct pool_ops skip_ops = { .work = work, .done = done, .skip = skip_some };
+
 static struct ctx *ctx_new(size_t n)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -207,6 +225,40 @@ static void test_failures_end_every_worker(void **state)
 	free(jobs);
 }
 
+/* Jobs skip() leaves out never reach a worker nor done(); the others do,
+ * once; the last jobs left out end the pool too; a failing skip() stops it. */
+static void test_skip(void **state)
+{
+	struct ctx *c = ctx_new(100);
+	size_t *jobs = jobs_0_to(100);
+	struct sd_error err = { 0 };
+
+	(void)state;
+	skipped = 0;
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, &err), 0);	/* job 99 is the last: left out */
+	for (size_t i = 0; i < 100; i++)
+		assert_int_equal(c->seen[i], i % 3 ? 1 : 0);
+	assert_int_equal(skipped, 34);
+	assert_int_equal(c->answered, 66);
+	/* every job left out */
+	for (size_t i = 0; i < 10; i++)
+		jobs[i] = 3 * i;
+	memset(c->seen, 0, 100 * sizeof(*c->seen));
+	c->answered = 0;
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 10, 4, &err), 0);
+	assert_int_equal(c->answered, 0);
+	/* a skip() that fails stops the pool, every worker reaped */
+	skip_fail = 50;
+	for (size_t i = 0; i < 100; i++)
+		jobs[i] = i;
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, &err), -1);
+	assert_contains(err.msg, "cannot look up job 50");
+	skip_fail = SIZE_MAX;
+	assert_no_children();
+	free(jobs);
+	ctx_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_job_numbers_and_fewer_jobs_than_workers),
 		cmocka_unit_test(test_more_than_64_workers),
 		cmocka_unit_test(test_failures_end_every_worker),
+		cmocka_unit_test(test_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

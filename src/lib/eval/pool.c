@@ -192,8 +192,19 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 	while (ret == 0 && n_done < n) {
 		for (size_t j = 0; j < nw && ret == 0; j++) {
 			char line[32];
+			int skip = 0;
 
-			if (w[j].busy || next >= n)
+			if (w[j].busy)
+				continue;
+			while (next < n && ops->skip && (skip = ops->skip(arg, jobs[next], err)) == 1) {
+				next++;
+				n_done++;
+			}
+			if (skip < 0) {
+				ret = -1;
+				break;
+			}
+			if (next >= n)
 				continue;
 			snprintf(line, sizeof(line), "%zu\n", jobs[next]);
 			if (write_all(w[j].to, line, strlen(line)) < 0)
@@ -201,6 +212,8 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 			w[j].busy = true;
 			w[j].job = jobs[next++];
 		}
+		if (ret < 0 || n_done >= n)	/* skip() may have left out the last jobs */
+			break;
 		for (size_t j = 0; j < nw; j++)
 			pfd[j] = (struct pollfd){ .fd = w[j].from, .events = POLLIN };
 		if (ret == 0 && poll(pfd, (nfds_t)nw, -1) < 0 && errno != EINTR)

@@ -27,11 +27,17 @@ struct pool_ops {
 	/* In a worker before it exits (may be NULL): release what work() kept
 	 * across jobs (a warm-start zygote). */
 	void (*worker_exit)(void *arg);
+	/* In the pool's process just before job JOB is sent (may be NULL): 1
+	 * to leave it out (it counts as done, without done()), 0 to send it,
+	 * -1 with *err to stop the pool (another process may have done it
+	 * meanwhile: a second copy of a shard, eval/shard.h). */
+	int (*skip)(void *arg, size_t job, struct sd_error *err);
 };
 
 /* Run the N jobs JOBS[0..n) on at most WORKERS workers (no more than N; at
- * least 1). 0 when every job's answer went through done(), else -1 with
- * *err (the jobs answered until then went through done()). */
+ * least 1). 0 when every job's answer went through done() (or skip() left
+ * it out), else -1 with *err (the jobs answered until then went through
+ * done()). */
 int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n, size_t workers,
 	     struct sd_error *err);
 

@@ -37,7 +37,11 @@ struct run {
 	bool resumed;			/* info was read from the store (strings to release) */
 	bool loaded;			/* run_load() done */
 	bool warned;			/* this worker said it could not start warm */
+	bool joined;			/* a shard that found its run's record there */
+	bool complete;			/* every sample of the run is recorded */
+	char samples_hash[65];		/* a sharded run's samples (shard.h) */
 	size_t done, todo, passed;
+	size_t by_others;		/* samples another process recorded first */
 };
 
 static const char *const holdout_names[] = { "include", "exclude", "only" };
@@ -106,6 +110,11 @@ void run_free(struct run *r)
 const struct run_info *run_info(const struct run *r)
 {
 	return &r->info;
+}
+
+bool run_complete(const struct run *r)
+{
+	return r->complete;
 }
 
 const struct task_set *run_tasks(const struct run *r)
@@ -281,6 +290,9 @@ static int resume_check(struct run *r, struct sd_error *err)
 	if (store_run_get(r->st, id, &r->info, err) < 0)
 		return sd_error_wrap(err, "cannot resume run %s", id);
 	r->resumed = true;
+	if (r->info.shards > 0)
+		return sd_error_set(err, EINVAL, "cannot resume run %s: it is sharded (start its shards again: "
+				    "--run-id %s --shard I/%d)", id, id, r->info.shards);
 	if (strcmp(r->info.suite_hash, r->tasks.hash) != 0)
 		return sd_error_set(err, EINVAL, "cannot resume run %s: the tasks changed since (suite hash %.12s, "
 				    "now %.12s)", id, r->info.suite_hash, r->tasks.hash);
@@ -313,6 +325,8 @@ static char *config_json(const struct run *r)
 			      "lint_severity", lint_severity_name(e->lint_threshold),
 			      "image", e->image ? e->image : "host");
 	}
+	if (o && r->o.shard.count)	/* the shards must evaluate the same samples */
+		json_object_set_new(o, "samples_hash", json_string(r->samples_hash));
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
 	return text;
@@ -326,7 +340,8 @@ static int64_t epoch_ms(void)
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
-static int create_record(struct run *r, struct sd_error *err)
+/* The run's record from its options (strings borrowed but config_json). */
+static int create_record_fields(struct run *r, struct sd_error *err)
 {
 	r->info.model = (char *)r->o.model;
 	r->info.tasks_path = (char *)r->o.tasks_path;
@@ -336,9 +351,44 @@ static int create_record(struct run *r, struct sd_error *err)
 	r->info.seed = r->o.seed;
 	r->info.formula_version = SCORE_FORMULA_VERSION;
 	r->info.sandeval_version = (char *)(r->o.version ? r->o.version : "");
-	if (!r->info.config_json)
-		return sd_error_set(err, ENOMEM, "out of memory");
+	r->info.n_samples = (int64_t)r->samples.n;
+	return r->info.config_json ? 0 : sd_error_set(err, ENOMEM, "out of memory");
+}
+
+static int create_record(struct run *r, struct sd_error *err)
+{
+	if (create_record_fields(r, err) < 0)
+		return -1;
 	return store_run_create(r->st, &r->info, err);
+}
+
+/* A shard: its run's record, made by the first shard to start, checked by
+ * the others (shard.h). The seed, unless given, comes from the run's name. */
+static int join_shard(struct run *r, struct sd_error *err)
+{
+	struct run_info have;
+	bool created;
+	int ret;
+
+	if (r->o.resume)
+		return sd_error_set(err, EINVAL, "--resume and --shard: a shard goes on by being started again");
+	if (shard_check_name(r->o.run_id, err) < 0 || shard_samples_hash(&r->samples, r->samples_hash, err) < 0)
+		return -1;
+	if (!r->o.seed_given)
+		r->o.seed = shard_seed(r->o.run_id);
+	snprintf(r->info.id, sizeof(r->info.id), "%s", r->o.run_id);
+	r->info.shards = r->o.shard.count;
+	if (create_record_fields(r, err) < 0)
+		return -1;
+	ret = shard_join(r->st, &r->info, r->o.shard.index, &have, &created, err);
+	free(r->info.config_json);
+	memset(&r->info, 0, sizeof(r->info));
+	if (ret < 0)
+		return -1;
+	r->info = have;
+	r->resumed = true;	/* r->info is the store's: released by run_free */
+	r->joined = !created;
+	return 0;
 }
 
 /* --- the samples, through the pool --- */
@@ -371,6 +421,7 @@ static int done(void *arg, size_t i, const char *line, size_t len, struct sd_err
 	struct run *r = arg;
 	json_t *o = json_loadb(line, len, 0, NULL);
 	struct sample_result res;
+	struct sd_error e = { 0 };
 	int ret;
 
 	(void)i;
@@ -379,7 +430,14 @@ static int done(void *arg, size_t i, const char *line, size_t len, struct sd_err
 		return sd_error_set(err, EPROTO, "a worker sent a malformed result");
 	}
 	json_decref(o);
-	ret = store_sample_put(r->st, r->info.id, &res, err);
+	ret = store_sample_put_shard(r->st, r->info.id, r->o.shard.count ? r->o.shard.index : -1, &res, &e);
+	if (ret < 0 && e.code == EEXIST) {	/* another process recorded it first: that is its record */
+		r->by_others++;
+		res.passed = false;
+		ret = 0;
+	} else if (ret < 0 && err) {
+		*err = e;
+	}
 	if (ret == 0) {
 		r->passed += res.passed;
 		r->done++;
@@ -388,6 +446,21 @@ static int done(void *arg, size_t i, const char *line, size_t len, struct sd_err
 	}
 	sample_result_release(&res);
 	return ret < 0 ? sd_error_wrap(err, "cannot record a result") : 0;
+}
+
+/* A shard: leave out a sample another process recorded meanwhile. */
+static int skip_recorded(void *arg, size_t i, struct sd_error *err)
+{
+	struct run *r = arg;
+	int d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
+
+	if (d == 1) {
+		r->by_others++;
+		r->done++;
+		event(r, (struct run_event){ .kind = RUN_PROGRESS, .done = r->done, .total = r->todo,
+					     .passed = r->passed });
+	}
+	return d;
 }
 
 static void worker_exit(void *arg)
@@ -402,13 +475,20 @@ static void worker_exit(void *arg)
 static int evaluate(struct run *r, struct sd_error *err)
 {
 	static const struct pool_ops ops = { .work = work, .done = done, .worker_exit = worker_exit };
+	static const struct pool_ops shard_ops = { .work = work, .done = done, .worker_exit = worker_exit,
+						   .skip = skip_recorded };
+	const struct run_shard *sh = &r->o.shard;
 	size_t *queue = calloc(r->samples.n + 1, sizeof(*queue));
 	int ret = 0;
 
 	if (!queue)
 		return sd_error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->samples.n && ret == 0; i++) {
-		int d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
+		int d;
+
+		if (sh->count && !sample_in_shard(i, sh->index, sh->count))
+			continue;
+		d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
 
 		if (d < 0)
 			ret = -1;
@@ -416,14 +496,32 @@ static int evaluate(struct run *r, struct sd_error *err)
 			queue[r->todo++] = i;
 	}
 	if (ret == 0) {
+		if (sh->count)	/* a second copy of this shard goes another way: they share the slice */
+			shard_shuffle(queue, r->todo);
 		event(r, (struct run_event){ .kind = RUN_PROGRESS, .total = r->todo });
-		ret = pool_run(&ops, r, queue, r->todo, r->o.jobs, err);
+		ret = pool_run(sh->count ? &shard_ops : &ops, r, queue, r->todo, r->o.jobs, err);
 	}
 	free(queue);
+	if (ret == 0 && r->by_others)
+		warn(r, "%zu sample%s recorded by another process first (a second copy of this %s?): kept as it "
+		     "recorded %s", r->by_others, r->by_others == 1 ? " was" : "s were", sh->count ? "shard" : "run",
+		     r->by_others == 1 ? "it" : "them");
 	return ret;
 }
 
 /* --- the run --- */
+
+/* The shard's slice is recorded: say so; the run, read again, may be complete. */
+static int finish_shard(struct run *r, struct sd_error *err)
+{
+	char id[sizeof(r->info.id)];
+
+	if (store_shard_finish(r->st, r->info.id, r->o.shard.index, epoch_ms(), &r->complete, err) < 0)
+		return -1;
+	memcpy(id, r->info.id, sizeof(id));
+	run_info_release(&r->info);
+	return store_run_get(r->st, id, &r->info, err);
+}
 
 static int start_evaluator(struct run *r, struct sd_error *err)
 {
@@ -472,7 +570,14 @@ int run_execute(struct run *r, struct store *st, struct sd_error *err)
 	r->st = st;
 	if (run_load(r, err) < 0)
 		return -1;
-	if (r->o.resume) {
+	if (r->o.run_id && !r->o.shard.count)
+		r->o.shard = (struct run_shard){ .index = 0, .count = 1 };
+	if (r->o.shard.count) {
+		if (!r->o.run_id)
+			return sd_error_set(err, EINVAL, "--shard needs --run-id NAME, the same for every shard");
+		if (join_shard(r, err) < 0)
+			return -1;
+	} else if (r->o.resume) {
 		if (resume_check(r, err) < 0)
 			return -1;
 	} else if (!r->o.seed_given) {
@@ -492,11 +597,29 @@ int run_execute(struct run *r, struct store *st, struct sd_error *err)
 			return -1;
 		event(r, (struct run_event){ .kind = RUN_LOADED });
 	}
-	if (!r->o.resume && create_record(r, err) < 0)
+	if (r->o.shard.count) {
+		char host[64] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		if (store_shard_start(st, r->info.id, r->o.shard.index,
+				      sample_shard_size((int64_t)r->samples.n, r->o.shard.index, r->o.shard.count), host,
+				      err) < 0)
+			return -1;
+	} else if (!r->o.resume && create_record(r, err) < 0) {
 		return -1;
-	event(r, (struct run_event){ .kind = RUN_STARTED, .resumed = r->o.resume != NULL });
-	if (evaluate(r, err) < 0)
+	}
+	event(r, (struct run_event){ .kind = RUN_STARTED, .resumed = r->o.resume != NULL || r->joined });
+	if (evaluate(r, err) < 0) {
+		if (r->o.shard.count)
+			return sd_error_wrap(err, "shard %d/%d of run %s (finished samples are recorded: start it again "
+					     "to go on)", r->o.shard.index, r->o.shard.count, r->info.id);
 		return sd_error_wrap(err, "run %s (finished samples are recorded: it can be resumed)", r->info.id);
+	}
+	if (r->o.shard.count)
+		return finish_shard(r, err);
 	r->info.finished_ms = epoch_ms();
-	return store_run_finish(st, r->info.id, r->info.finished_ms, err);
+	if (store_run_finish(st, r->info.id, r->info.finished_ms, err) < 0)
+		return -1;
+	r->complete = true;
+	return 0;
 }

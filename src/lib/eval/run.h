@@ -18,6 +18,11 @@
  *      transaction as it arrives: a killed run loses nothing finished;
  *   6. mark the run finished.
  *
+ * A shard of a named run (run_options.run_id, .shard; shard.h) joins or
+ * creates the run's record before step 2, runs its own canaries, and
+ * evaluates its slice of the samples in step 5; the run is finished (6)
+ * by whichever shard records its last sample.
+ *
  * A lint-only run (run_options.tests false) skips the canaries, the test
  * code and the oracle, and lints each sample instead (config "command": "lint").
  */
@@ -29,6 +34,7 @@
 
 #include "base/error.h"
 #include "eval/evaluator.h"
+#include "eval/shard.h"
 #include "store/store.h"
 #include "suite/task.h"
 
@@ -68,6 +74,8 @@ struct run_options {
 	const char *model;		/* recorded; NULL: none */
 	enum run_holdout holdout;	/* which tests of the tasks run */
 	const char *resume;		/* finish this run instead of starting one */
+	const char *run_id;		/* a named run, sharded (shard.h); NULL: a new id */
+	struct run_shard shard;		/* this process's shard of run_id (count 0 with run_id: 0/1) */
 	unsigned given;			/* RUN_GIVEN_* */
 	bool tests;			/* run the tests (default); false: lint only */
 	size_t jobs;			/* samples at once (default: the number of CPUs) */
@@ -98,6 +106,9 @@ int run_load(struct run *r, struct sd_error *err);
 int run_execute(struct run *r, struct store *st, struct sd_error *err);
 
 const struct run_info *run_info(const struct run *r);
+/* After run_execute() returned 0: every sample of the run is recorded (a
+ * shard's run: every shard's slice too, and it is finished). */
+bool run_complete(const struct run *r);
 const struct task_set *run_tasks(const struct run *r);
 const struct sample_set *run_samples(const struct run *r);
 /* The options in force: a resumed run's own settings once RUN_STARTED was sent. */

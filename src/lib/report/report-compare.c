@@ -172,6 +172,9 @@ static void put_run(FILE *f, const char *what, const struct trend_run *run)
 		run->all.n_tasks, run->all.n_tasks == 1 ? "" : "s");
 	if (run->info.finished_ms)
 		fprintf(f, ", took %.1f s", (double)(run->info.finished_ms - run->info.started_ms) / 1000.0);
+	else if (run->info.n_samples > 0)
+		fprintf(f, ", unfinished: %lld of %lld samples recorded", (long long)run->info.n_recorded,
+			(long long)run->info.n_samples);
 	else
 		fputs(", unfinished", f);
 	fputs(")\n", f);

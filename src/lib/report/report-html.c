@@ -122,6 +122,9 @@ static void put_run_meta(FILE *f, const char *what, const struct trend_run *run)
 	put_time(f, run->info.started_ms);
 	if (run->info.finished_ms)
 		fprintf(f, " · took %.1f s", (double)(run->info.finished_ms - run->info.started_ms) / 1000.0);
+	else if (run->info.n_samples > 0)
+		fprintf(f, " · <b>unfinished: %lld of %lld samples recorded</b>", (long long)run->info.n_recorded,
+			(long long)run->info.n_samples);
 	else
 		fputs(" · <b>unfinished</b>", f);
 	fprintf(f, " · %zu samples (%zu scored) · %zu tasks · formula v", run->all.n_samples, run->all.n_scored,

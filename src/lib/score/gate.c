@@ -242,8 +242,18 @@ static bool precheck(const struct gate_run *base, const struct gate_run *cand, c
 			return true;
 		}
 		if (r->info->finished_ms == 0) {
-			gate_result_cannot_judge(out, "%s %s is unfinished (finish it with 'sandeval run --resume %s')",
-						 role[i], r->name, r->info->id);
+			char count[96] = "";
+
+			if (r->info->n_samples > 0)
+				snprintf(count, sizeof(count), ": %lld of %lld samples recorded",
+					 (long long)r->info->n_recorded, (long long)r->info->n_samples);
+			if (r->info->shards > 0)
+				gate_result_cannot_judge(out, "%s %s is unfinished%s (its shards go on when started "
+							 "again: 'sandeval run --run-id %s --status')", role[i], r->name,
+							 count, r->info->id);
+			else
+				gate_result_cannot_judge(out, "%s %s is unfinished%s (finish it with 'sandeval run "
+							 "--resume %s')", role[i], r->name, count, r->info->id);
 			return true;
 		}
 		if (r->n == 0) {

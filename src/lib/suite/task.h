@@ -78,6 +78,19 @@ struct sample_set {
 	size_t n;
 };
 
+/* How a sharded run splits a sample set (docs/scale.md): shard I of N
+ * holds the samples at positions I, I + N, I + 2N, ... of the file, so
+ * that each shard gets every task's samples in equal measure. */
+static inline bool sample_in_shard(size_t i, int shard, int shards)
+{
+	return shards > 0 && i % (size_t)shards == (size_t)shard;
+}
+
+static inline int64_t sample_shard_size(int64_t n, int shard, int shards)
+{
+	return shards > 0 && n > shard ? (n - shard + shards - 1) / shards : 0;
+}
+
 /* Load samples (JSONL, plain or gzip): task_id, and completion or solution;
  * optional sample_id, model. Unknown task ids (when TASKS is given) are
  * errors. Returns -1 on the first malformed line ("FILE:LINE: field ..."). */
