@@ -91,6 +91,46 @@ class Forked:
         return self.returncode
 
 
+def image_packages():
+    """The image's package directories (Debian's python3-numpy & co.): what the
+    candidate's runner adds to its path, and what test code may import."""
+    return [p for p in ("/usr/local/lib/python3/dist-packages", "/usr/lib/python3/dist-packages",
+                        "/usr/lib/python3.11/dist-packages") if os.path.isdir(p)]
+
+
+def writable(path):
+    """Could a process of our uid -- the candidate's -- change what PATH holds:
+    is PATH, or a directory above it, writable (the harness directory in
+    /work is: /work is the candidate's)? A read-only mount says EROFS."""
+    for p in {os.path.abspath(path), os.path.realpath(path)}:
+        while True:
+            if os.access(p, os.W_OK):
+                return True
+            parent = os.path.dirname(p)
+            if parent == p:
+                break
+            p = parent
+    return False
+
+
+def trusted_path():
+    """The driver's module path from now on: the image's standard library and
+    packages only, nothing the candidate can write to. Modules imported from
+    here on (subprocess on a respawn, random for property tests, numpy for a
+    test that imports it, traceback on a harness error) would otherwise be
+    looked for first in /work/.sandeval, where the candidate can plant a
+    module of the same name and so run its code in the driver, with the
+    plan's key. Called once the driver's own modules are loaded, before
+    any candidate code runs."""
+    seen = set()
+    path = []
+    for p in sys.path + image_packages():
+        if p and os.path.isabs(p) and p not in seen and not writable(p):
+            seen.add(p)
+            path.append(p)
+    sys.path[:] = path
+
+
 def fork_runner(source, memory):
     """The fast path for Python: fork now, while this process holds no secret
     yet (the plan is still unread on stdin), and let the child become the
@@ -104,9 +144,7 @@ def fork_runner(source, memory):
             os.setsid()
             # The candidate sees what a normal interpreter would (numpy & co.),
             # without site's .pth processing.
-            sys.path.extend(p for p in ("/usr/local/lib/python3/dist-packages",
-                                        "/usr/lib/python3/dist-packages",
-                                        "/usr/lib/python3.11/dist-packages") if os.path.isdir(p))
+            sys.path.extend(image_packages())
             null = os.open("/dev/null", os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
@@ -712,6 +750,7 @@ def run(argv):
         return 3
     if len(argv) >= 4 and argv[1] == "python":
         first_runner = fork_runner(argv[2], int(argv[3]))
+    trusted_path()
     plan = json.loads(sys.stdin.buffer.read())
     if plan.get("key"):
         Mac.start(plan.pop("key"))
