@@ -148,6 +148,8 @@ static void assert_same_result(const struct sample_result *a, const struct sampl
 	assert_int_equal(a->lint, b->lint);
 	assert_same_str(a->lint_detail, b->lint_detail, "lint_detail");
 	assert_same_double(a->composite, b->composite, "composite");
+	assert_same_str(a->base_status, b->base_status, "base_status");
+	assert_same_str(a->plus_status, b->plus_status, "plus_status");
 	assert_int_equal(a->n_findings, b->n_findings);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct lint_finding *x = &a->findings[i], *y = &b->findings[i];
@@ -219,7 +221,7 @@ static void test_open_schema(void **state)
 	sqlite3_stmt *st;
 
 	store_close(s);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 3);
 	assert_int_equal(sql_int(fx->db, "PRAGMA application_id"), 0x53444556);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				 " AND name IN ('runs', 'samples', 'tests', 'findings')"), 4);
@@ -345,6 +347,9 @@ static void test_sample_round_trip(void **state)
 	free(in[3].he_result);
 	in[3].he_result = NULL;
 	in[3].tests[1].weight = NAN;
+	in[1].base_status = strdup("pass");	/* an EvalPlus task's (schema 3) */
+	in[1].plus_status = strdup("fail");
+	in[3].base_status = strdup("fail");	/* a list with a harness error has no status */
 	assert_true(isnan(in[0].score_holdout) == false);
 	for (int i = 0; i < 4; i++)
 		put_ok(s, run.id, &in[i]);
@@ -537,7 +542,7 @@ static void test_durable_after_kill(void **state)
 
 
 /* A database written by schema version 1 (before lint) opens, migrates to
- * version 2 and loads its samples as not linted, without a composite. */
+ * version 3 and loads its samples as not linted, without a composite or EvalPlus statuses. */
 static void test_migrate_v1(void **state)
 {
 	struct fx *fx = *state;
@@ -571,13 +576,15 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(h);
 
 	s = open_ok(fx->db);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 3);
 	load_ok(s, "r-old", &out, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(out[0].lint, LINT_NONE);
 	assert_true(isnan(out[0].composite));
 	assert_true(isnan(out[0].rouge_l));
 	assert_null(out[0].completion);
+	assert_null(out[0].base_status);	/* version 3's columns: NULL for samples of before */
+	assert_null(out[0].plus_status);
 	assert_int_equal(out[0].n_findings, 0);
 	assert_int_equal(out[0].n_tests, 1);
 	assert_true(out[0].score == 0.5);

@@ -1,6 +1,6 @@
 /* store-sqlite.c - durable records of runs and evaluated samples in SQLite (schema: docs/scoring.md)
  *
- * One database file holds any number of runs. Four tables (schema version 2,
+ * One database file holds any number of runs. Four tables (schema version 3,
  * kept in PRAGMA user_version; older databases are migrated on open):
  *
  *   runs     one row per run: id, times, model, suite hash, config, seed,
@@ -10,6 +10,8 @@
  *   tests    one row per test of a sample: (run_id, sample_id, idx) -> verdict
  *   findings one row per lint finding of a sample (version 2, with the
  *            samples' completion, rouge_l, lint, lint_detail, composite)
+ *
+ * Version 3 adds the samples' base_status and plus_status (EvalPlus tasks).
  *
  * Durability: WAL journal, synchronous=FULL, and each sample (its row and its
  * tests) is one transaction, so a run killed at any point keeps every sample
@@ -30,7 +32,7 @@
 
 #include "base/util.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_APPLICATION_ID 0x53444556	/* "SDEV": this file is a sandeval store */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -102,6 +104,9 @@ static const char *const schema[] = {
 	" PRIMARY KEY (run_id, sample_id, idx),"
 	" FOREIGN KEY (run_id, sample_id) REFERENCES samples(run_id, sample_id) ON DELETE CASCADE);"
 	"CREATE INDEX runs_started ON runs (started_ms);",
+	/* 2 -> 3: EvalPlus's base_status and plus_status ("pass", "fail"; NULL for other tasks) */
+	"ALTER TABLE samples ADD COLUMN base_status TEXT;"
+	"ALTER TABLE samples ADD COLUMN plus_status TEXT;",
 };
 
 enum stmt_id {
@@ -129,16 +134,16 @@ static const char *const stmt_sql[ST_MAX] = {
 	[ST_SAMPLE_INSERT] = "INSERT INTO samples (run_id, sample_id, task_id, task_class, model,"
 		" sandbox_ids, score, score_public, score_holdout, passed, he_result, harness_error,"
 		" latency_ms, cpu_ms, peak_memory_bytes, started_ms, finished_ms, formula_version,"
-		" completion, rouge_l, lint, lint_detail, composite)"
+		" completion, rouge_l, lint, lint_detail, composite, base_status, plus_status)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-		" ?19, ?20, ?21, ?22, ?23)",
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
 	[ST_TEST_INSERT] = "INSERT INTO tests (run_id, sample_id, idx, name, tier, weight, visibility,"
 		" status, detail, in_process) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_SAMPLE_DONE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND sample_id = ?2",
 	[ST_SAMPLES_LOAD] = "SELECT sample_id, task_id, task_class, model, sandbox_ids, score,"
 		" score_public, score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms,"
-		" peak_memory_bytes, started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite"
-		" FROM samples WHERE run_id = ?1 ORDER BY id",
+		" peak_memory_bytes, started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite,"
+		" base_status, plus_status FROM samples WHERE run_id = ?1 ORDER BY id",
 	[ST_TESTS_LOAD] = "SELECT idx, name, tier, weight, visibility, status, detail, in_process"
 		" FROM tests WHERE run_id = ?1 AND sample_id = ?2 ORDER BY idx",
 	[ST_FINDING_INSERT] = "INSERT INTO findings (run_id, sample_id, idx, tool, rule, category, severity,"
@@ -582,6 +587,8 @@ int store_sample_put(struct store *s, const char *run_id, const struct sample_re
 	bind_text(st, 21, lint_status_name(r->lint));
 	bind_text(st, 22, r->lint_detail);
 	bind_real(st, 23, r->composite);
+	bind_text(st, 24, r->base_status);
+	bind_text(st, 25, r->plus_status);
 	rc = step_done(st);
 	if (rc == SQLITE_OK)
 		rc = put_tests(s, run_id, r);
@@ -769,6 +776,8 @@ int store_samples_load(struct store *s, const char *run_id, struct sample_result
 		}
 		r->lint_detail = col_dup(st, 19, &oom);
 		r->composite = col_real(st, 20);
+		r->base_status = col_dup(st, 21, &oom);
+		r->plus_status = col_dup(st, 22, &oom);
 	}
 	sqlite3_reset(st);
 	if (oom)

@@ -3,7 +3,9 @@
  * A file is read either as JSON Lines (HumanEval, mbpp.jsonl) or, when its
  * first non-blank byte is '[', as one JSON array (sanitized-mbpp.json); the
  * first record decides the format and every record is then held to it. A
- * directory is a native suite (task-native.c). Nothing is half-loaded: the
+ * JSON Lines file whose first record has EvalPlus's base_input and
+ * plus_input is read by task-evalplus.c (its inputs are JSON that jansson
+ * cannot hold). A directory is a native suite (task-native.c). Nothing is half-loaded: the
  * set is written only when every task loaded.
  */
 #define _GNU_SOURCE
@@ -298,6 +300,7 @@ void tk_task_release(struct task *t)
 	free(t->setup_code);
 	free(t->test_split);
 	free(t->image);
+	free(t->contract);
 	for (size_t i = 0; i < t->n_tests; i++) {
 		free(t->tests[i].name);
 		free(t->tests[i].args_json);
@@ -433,10 +436,18 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 		memset(text, ' ', 3);	/* a byte order mark; keep the offsets */
 	while (i < len && strchr(" \t\r\n", text[i]) && text[i])
 		i++;
-	if (i < len && text[i] == '[')
+	if (i < len && text[i] == '[') {
 		r = load_array(path, text, len, &kind, l, err);
-	else
+	} else if (tk_evalplus_detect(text, len)) {
+		if (tk_evalplus_load(path, text, len, l, err) < 0)
+			return -1;
+		if (l->n == 0)
+			return sd_error_set(err, EINVAL, "%s: no tasks", path);
+		*format = TASK_EVALPLUS;
+		return 0;
+	} else {
 		r = load_jsonl(path, &kind, l, err);
+	}
 	if (r < 0)
 		return -1;
 	if (l->n == 0)
@@ -526,6 +537,10 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 			hash_str(ctx, x->expected_json);
 			hash_str(ctx, x->generator);
 			hash_u64(ctx, (uint64_t)x->cases);
+		}
+		if (t->format == TASK_EVALPLUS) {	/* only here: the other formats' hashes stay as they were */
+			hash_num(ctx, t->atol);
+			hash_str(ctx, t->contract);
 		}
 	}
 	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {

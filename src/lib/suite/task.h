@@ -1,4 +1,4 @@
-/* task.h - what is evaluated: tasks (HumanEval, MBPP, native suites) and the samples to score */
+/* task.h - what is evaluated: tasks (HumanEval, MBPP, EvalPlus, native suites) and the samples to score */
 #ifndef SANDEVAL_TASK_H
 #define SANDEVAL_TASK_H
 
@@ -8,18 +8,21 @@
 
 #include "base/error.h"
 
-enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE };
+enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE, TASK_EVALPLUS };
 enum test_tier { TIER_CANONICAL, TIER_EDGE, TIER_PROPERTY };
 enum test_visibility { VIS_PUBLIC, VIS_HOLDOUT };
 
-/* A test a native suite declares. (HumanEval and MBPP tests are code: the
- * evaluator splits them into tests at run time, see eval.h.) */
+/* A test a native suite declares, or one input of an EvalPlus task ("base/3",
+ * "plus/17"). (HumanEval and MBPP tests are code: the evaluator splits them
+ * into tests at run time, see eval.h.) */
 struct task_test {
 	char *name;
 	enum test_tier tier;
 	double weight;			/* defaults: canonical 1.0, edge 1.5, property 1.0 */
 	enum test_visibility visibility;
-	char *args_json;		/* JSON array of arguments, or NULL */
+	char *args_json;		/* JSON array of arguments, or NULL. EvalPlus: the input's text as
+					 * the file has it, read by Python's json (integers of any size,
+					 * NaN, Infinity): not for jansson */
 	char *expected_json;		/* JSON value, or NULL: the reference solution's answer */
 	char *generator;		/* property tests: generator spec (see docs/tasks.md), or NULL */
 	int cases;			/* property tests: how many inputs to generate */
@@ -44,6 +47,8 @@ struct task {
 	char *origin;			/* "FILE:LINE" or the task's directory, for messages */
 	char *test_split;		/* test_code taken apart, as JSON (eval_prepare); NULL: the
 					 * driver parses test_code itself. Owned by eval_prepare's caller */
+	double atol;			/* EvalPlus: absolute tolerance of float comparisons (0: exact) */
+	char *contract;			/* EvalPlus: the inputs' preconditions (kept, not run); else NULL */
 };
 
 struct task_set {
@@ -54,12 +59,16 @@ struct task_set {
 };
 
 /* Load tasks from PATH: a HumanEval .jsonl/.jsonl.gz, MBPP mbpp.jsonl or
- * sanitized-mbpp.json, or a directory of native tasks (one directory per
- * task with task.json). The format is detected from the content. Every
+ * sanitized-mbpp.json, EvalPlus's HumanEval+ or MBPP+ .jsonl[.gz], or a
+ * directory of native tasks (one directory per task with task.json). The format is detected from the content. Every
  * problem found is reported as "FILE:LINE: field 'X': ..."; returns -1 on
  * the first one (nothing is half-loaded). */
 int task_set_load(const char *path, struct task_set *set, struct sd_error *err);
 void task_set_release(struct task_set *set);
+/* EvalPlus's Mini file beside PATH (--mini): "HumanEvalPlus-v0.1.10.jsonl.gz"
+ * -> "HumanEvalPlus-Mini-v0.1.10.jsonl.gz" in the same directory, malloc'd in
+ * *OUT. -1 when PATH is no EvalPlus file name or there is no such file. */
+int task_mini_path(const char *path, char **out, struct sd_error *err);
 const struct task *task_set_find(const struct task_set *set, const char *id);
 
 struct sample {
