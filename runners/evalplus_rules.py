@@ -186,6 +186,7 @@ class Judge:
 
     def _check(self, inp, out, exp):
         exact = out == exp
+        rule = "not equal"
         if self.dataset == "mbpp":
             if self.fn == "are_equivalent":    # MBPP 164: any answer
                 exact = True
@@ -197,8 +198,10 @@ class Judge:
                 exact = exact or out == digit_distance(*inp)
             elif self.fn in MBPP_SET_EQ:
                 exact = set(out) == set(exp)
+                rule = "not equal as sets"
             elif self.fn in MBPP_NOT_NONE:
                 exact = out == exp if type(out) is bool else exp == (out is not None)
+                rule = "not equal (a bool, or anything but None for True)"
         if self.dataset == "humaneval" and self.fn == "find_zero":
             # HumanEval/32: any zero of the polynomial, within atol
             value = poly(*inp, out)
@@ -208,7 +211,7 @@ class Judge:
         if exact:
             return None
         if self.atol == 0:
-            return "not equal"
+            return rule
         if type(out) is not type(exp):
             return "not equal, and of another type (%s, not %s)" % (type(out).__name__, type(exp).__name__)
         if type(exp) in (list, tuple) and len(out) != len(exp):

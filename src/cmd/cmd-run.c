@@ -23,13 +23,13 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
-	"                    [--image NAME[@sha256:HEX]]\n"
+	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
 	"fresh sandbox. Tasks: HumanEval .jsonl[.gz], MBPP mbpp.jsonl or sanitized-mbpp.json,\n"
-	"or a directory of native tasks (docs/tasks.md). Samples: JSONL with task_id and\n"
-	"completion or solution.\n"
+	"EvalPlus's HumanEvalPlus or MbppPlus .jsonl[.gz], or a directory of native tasks\n"
+	"(docs/tasks.md). Samples: JSONL with task_id and completion or solution.\n"
 	"\n"
 	"  --db PATH         SQLite database of runs (default sandeval.db)\n"
 	"  --jobs N          samples evaluated at once (default: the number of CPUs)\n"
@@ -44,6 +44,8 @@ static const char run_usage[] =
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
 	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
 	"                    pinned to one build for the whole run; a task may name its own\n"
+	"  --mini            EvalPlus: the Mini file beside --tasks (HumanEvalPlus-Mini-V.jsonl.gz\n"
+	"                    for HumanEvalPlus-V.jsonl.gz): its fewer plus inputs\n"
 	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
 	"                    from a warm interpreter (slower; docs/sandbox.md, warm starts)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
@@ -56,7 +58,7 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD };
+       OPT_COLD, OPT_MINI };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -78,6 +80,7 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
+	{ "mini", no_argument, NULL, OPT_MINI },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -88,6 +91,8 @@ struct cmd_run {
 	const char *db, *out, *junit, *json;
 	int ks[16];
 	bool quiet, tty;
+	bool mini;			/* --mini: o.tasks_path is then mini_path */
+	char *mini_path;
 	bool started;			/* the run is recorded: it can be resumed */
 };
 
@@ -138,6 +143,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_NO_LINT: o->eval.lint = false; o->given |= RUN_GIVEN_LINT; break;
 		case OPT_COLD: o->eval.cold = true; break;
+		case OPT_MINI: c->mini = true; break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -190,6 +196,11 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		return fail("unexpected argument '%s' (see 'sandeval run --help')", argv[optind]);
 	if (!o->tasks_path || !o->samples_path)
 		return fail("--tasks and --samples are required (see 'sandeval run --help')");
+	if (c->mini) {
+		if (task_mini_path(o->tasks_path, &c->mini_path, &err) < 0)
+			return fail("%s", err.msg);
+		o->tasks_path = c->mini_path;
+	}
 	return 0;
 }
 
@@ -275,8 +286,10 @@ int cmd_run(int argc, char **argv)
 	c.o.arg = &c;
 	parse_ks("1,10,100", &c);
 	ret = parse_options(argc, argv, &c);
-	if (ret)
+	if (ret) {
+		free(c.mini_path);
 		return ret < 0 ? 0 : ret;
+	}
 	if (!(run = run_new(&c.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
@@ -293,5 +306,6 @@ int cmd_run(int argc, char **argv)
 out:
 	run_free(run);
 	store_close(st);
+	free(c.mini_path);
 	return ret;
 }

@@ -138,7 +138,7 @@ static int record(const char *path, size_t lineno, const char *line, size_t len,
 		  struct sd_error *err)
 {
 	struct tk_where w = { path, lineno, NULL, 0, "" };
-	struct json_raw top, base, plus;
+	struct json_raw top, base, plus, v;
 	cleanup_free char *copy = NULL;
 	const char *why = NULL;
 	json_error_t jerr;
@@ -151,6 +151,9 @@ static int record(const char *path, size_t lineno, const char *line, size_t len,
 	if (json_raw_kind(top) != '{')
 		return sd_error_set(err, EINVAL, "%s:%zu: expected a JSON object, got %s", path, lineno,
 				    json_raw_kind_name(top));
+	if (json_raw_member(top, "atol", &v) && json_raw_kind(v) == '0' &&
+	    !(v.p[0] >= '0' && v.p[0] <= '9') && !(v.p[0] == '-' && v.p[1] >= '0' && v.p[1] <= '9'))
+		return tk_fail(&w, "atol", err, EINVAL, "expected a finite number >= 0, got %.*s", (int)v.len, v.p);
 	if (!json_raw_member(top, "base_input", &base))
 		return tk_fail(&w, "base_input", err, EINVAL, "missing");
 	if (!json_raw_member(top, "plus_input", &plus))
@@ -248,8 +251,9 @@ int task_mini_path(const char *path, char **out, struct sd_error *err)
 	const char *dash = strchr(base, '-');
 	cleanup_free char *mini = NULL;
 
-	if (!dash || dash == base || strncmp(dash, "-Mini-", 6) == 0 ||
-	    (strncmp(base, "HumanEvalPlus-", 14) != 0 && strncmp(base, "MbppPlus-", 9) != 0))
+	if (dash && strncmp(dash, "-Mini-", 6) == 0)
+		return sd_error_set(err, EINVAL, "--mini: '%s' is already a Mini file", path);
+	if (!dash || (strncmp(base, "HumanEvalPlus-", 14) != 0 && strncmp(base, "MbppPlus-", 9) != 0))
 		return sd_error_set(err, EINVAL, "--mini: '%s' is not an EvalPlus file (HumanEvalPlus-VERSION.jsonl.gz "
 				    "or MbppPlus-VERSION.jsonl.gz)", path);
 	mini = xasprintf("%.*s-Mini%s", (int)(dash - path), path, dash);
