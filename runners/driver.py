@@ -30,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plain  # noqa: E402
 import evalplus_rules  # noqa: E402
+import program  # noqa: E402
 
 PR_SET_DUMPABLE = 4
 MAX_RESPONSE = 64 << 20
@@ -691,6 +692,17 @@ def evalplus_tests(candidate):
         send(out)
 
 
+def program_tests():
+    """HumanEval-X's and MultiPL-E's test: a program, the candidate's code and
+    the task's test code in one file (compiled by compile_candidate), run once
+    and judged by how it ends (program.py). Its assertions run in the
+    candidate's own process: in_process."""
+    Unit.start()
+    status, detail = program.run(plan["program"]["run"], plan["timeout"], Unit.deadline,
+                                 plan["program"].get("quiet", False))
+    send({"test": "program", "in_process": True, "status": status, "detail": detail})
+
+
 C_KINDS = {"int": "i", "long": "i", "long int": "i", "long long": "i", "unsigned": "i", "unsigned int": "i",
            "unsigned long": "i", "size_t": "i", "int64_t": "i", "short": "i", "double": "d", "float": "d",
            "bool": "b", "_Bool": "b", "char": "c", "char *": "s"}
@@ -783,7 +795,9 @@ def main():
         if compile_candidate():
             if plan.get("test_code"):
                 code_tests(candidate)
-            if plan.get("evalplus"):
+            if plan.get("program"):
+                program_tests()
+            elif plan.get("evalplus"):
                 evalplus_tests(candidate)
             elif plan.get("tests"):
                 native_tests(candidate)

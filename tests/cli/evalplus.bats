@@ -56,6 +56,12 @@ canonical_of() {
 	zcat -f "$2" | jq -c --argjson ids "$1" 'select(.task_id as $t | $ids | index($t)) | {task_id, completion: .canonical_solution}'
 }
 
+@test "each of EvalPlus's rules holds on hand-made answers (evalplus-rules-check.py; docs/fidelity.md numbers them)" {
+	# the driver's module itself, with the image's python3 and numpy
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/evalplus-rules-check.py" "${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}"
+	[[ $status == 0 && $output == "ok 44" ]] || { echo "$output" >&2; return 1; }
+}
+
 @test "EvalPlus tasks: every input a test, judged as EvalPlus judges it, base and plus verdicts apart" {
 	# tests/cli/fixtures/evalplus-tasks.jsonl: inputs with a 23-digit integer,
 	# Infinity, NaN and 0.1; HumanEval/32's find_zero (any zero within atol),

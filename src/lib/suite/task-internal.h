@@ -69,6 +69,10 @@ void tk_task_release(struct task *t);
  * (zeroed by the caller; released by the caller on failure). */
 int tk_humaneval_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
 int tk_mbpp_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
+/* HumanEval-X (task_id "CPP/0", "JavaScript/0"; declaration, example_test) and
+ * MultiPL-E (tests, stop_tokens, language "cpp" or "js") records (task-multilang.c). */
+int tk_humaneval_x_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
+int tk_multiple_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
 /* The MBPP entry point: the first function called in the first assert that
  * CODE defines at top level (else the first function called there). */
 char *tk_mbpp_entry_point(const char *code, const char *first_assert);

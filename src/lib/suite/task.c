@@ -301,6 +301,7 @@ void tk_task_release(struct task *t)
 	free(t->test_split);
 	free(t->image);
 	free(t->contract);
+	free(t->build);
 	for (size_t i = 0; i < t->n_tests; i++) {
 		free(t->tests[i].name);
 		free(t->tests[i].args_json);
@@ -320,7 +321,7 @@ static void list_release(struct tk_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP };
+enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP, KIND_HUMANEVAL_X, KIND_MULTIPLE };
 
 static enum kind record_kind(json_t *obj)
 {
@@ -328,6 +329,10 @@ static enum kind record_kind(json_t *obj)
 		return KIND_HUMANEVAL;
 	if (json_object_get(obj, "test_list") && json_object_get(obj, "code"))
 		return KIND_MBPP;
+	if (json_object_get(obj, "declaration") && json_object_get(obj, "canonical_solution") && json_object_get(obj, "test"))
+		return KIND_HUMANEVAL_X;
+	if (json_object_get(obj, "tests") && json_object_get(obj, "stop_tokens") && json_object_get(obj, "language"))
+		return KIND_MULTIPLE;
 	return KIND_UNKNOWN;
 }
 
@@ -343,8 +348,10 @@ static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, st
 		if (k == KIND_UNKNOWN)
 			return tk_fail(w, NULL, err, EINVAL,
 				       "unknown task format: expected HumanEval fields (task_id, prompt, "
-				       "canonical_solution, test, entry_point) or MBPP fields (task_id, "
-				       "text or prompt, code, test_list)");
+				       "canonical_solution, test, entry_point), MBPP fields (task_id, "
+				       "text or prompt, code, test_list), EvalPlus's (base_input, plus_input), "
+				       "HumanEval-X's (declaration, canonical_solution, test) or MultiPL-E's "
+				       "(language, prompt, tests, stop_tokens)");
 		*kind = k;
 	}
 	t = tk_list_add(l);
@@ -352,6 +359,10 @@ static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, st
 		return sd_error_errno(err, ENOMEM, "%s", w->file);
 	if (*kind == KIND_HUMANEVAL)
 		r = tk_humaneval_record(obj, w, t, err);
+	else if (*kind == KIND_HUMANEVAL_X)
+		r = tk_humaneval_x_record(obj, w, t, err);
+	else if (*kind == KIND_MULTIPLE)
+		r = tk_multiple_record(obj, w, t, err);
 	else
 		r = tk_mbpp_record(obj, w, t, err);
 	if (r < 0) {
@@ -452,7 +463,7 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 		return -1;
 	if (l->n == 0)
 		return sd_error_set(err, EINVAL, "%s: no tasks", path);
-	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : TASK_MBPP;
+	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : kind == KIND_MBPP ? TASK_MBPP : TASK_PROGRAM;
 	return 0;
 }
 
@@ -541,6 +552,10 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 		if (t->format == TASK_EVALPLUS) {	/* only here: the other formats' hashes stay as they were */
 			hash_num(ctx, t->atol);
 			hash_str(ctx, t->contract);
+		}
+		if (t->format == TASK_PROGRAM) {
+			hash_str(ctx, t->build);
+			hash_u64(ctx, t->quiet);
 		}
 	}
 	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {

@@ -1,4 +1,4 @@
-/* task.h - what is evaluated: tasks (HumanEval, MBPP, EvalPlus, native suites) and the samples to score */
+/* task.h - what is evaluated: tasks (HumanEval, MBPP, EvalPlus, HumanEval-X, MultiPL-E, native suites) and the samples to score */
 #ifndef SANDEVAL_TASK_H
 #define SANDEVAL_TASK_H
 
@@ -8,7 +8,9 @@
 
 #include "base/error.h"
 
-enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE, TASK_EVALPLUS };
+/* TASK_PROGRAM: HumanEval-X's and MultiPL-E's C++ and JavaScript tasks,
+ * whose test is a program appended to the candidate's (docs/tasks.md). */
+enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE, TASK_EVALPLUS, TASK_PROGRAM };
 enum test_tier { TIER_CANONICAL, TIER_EDGE, TIER_PROPERTY };
 enum test_visibility { VIS_PUBLIC, VIS_HOLDOUT };
 
@@ -31,7 +33,7 @@ struct task_test {
 struct task {
 	char *id;
 	char *class;			/* for per-class aggregates ("humaneval", "mbpp", or the manifest's) */
-	char *language;			/* "python", "c", "javascript" */
+	char *language;			/* "python", "c", "javascript", "cpp" (program tasks) */
 	enum task_format format;
 	char *prompt;
 	char *entry_point;		/* the function under test */
@@ -49,6 +51,11 @@ struct task {
 					 * driver parses test_code itself. Owned by eval_prepare's caller */
 	double atol;			/* EvalPlus: absolute tolerance of float comparisons (0: exact) */
 	char *contract;			/* EvalPlus: the inputs' preconditions (kept, not run); else NULL */
+	/* Program tasks: the program is [setup_code "\n"] prompt completion "\n"
+	 * test_code; it passes when it exits with 0 (or, QUIET, writes nothing) */
+	char *build;			/* the compiler's argv as a JSON array ({source}: the program's
+					 * file); NULL: the language's runner's */
+	bool quiet;			/* passes only by writing nothing (HumanEval-X's JavaScript) */
 };
 
 struct task_set {
@@ -59,8 +66,9 @@ struct task_set {
 };
 
 /* Load tasks from PATH: a HumanEval .jsonl/.jsonl.gz, MBPP mbpp.jsonl or
- * sanitized-mbpp.json, EvalPlus's HumanEval+ or MBPP+ .jsonl[.gz], or a
- * directory of native tasks (one directory per task with task.json). The format is detected from the content. Every
+ * sanitized-mbpp.json, EvalPlus's HumanEval+ or MBPP+ .jsonl[.gz], HumanEval-X's
+ * or MultiPL-E's C++ or JavaScript file, or a directory of native tasks (one
+ * directory per task with task.json). The format is detected from the content. Every
  * problem found is reported as "FILE:LINE: field 'X': ..."; returns -1 on
  * the first one (nothing is half-loaded). */
 int task_set_load(const char *path, struct task_set *set, struct sd_error *err);
