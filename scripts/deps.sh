@@ -2,8 +2,8 @@
 # deps.sh - install the Debian packages sandeval needs to build, test, demo and bench (only the missing ones)
 set -eu
 
-pkgs="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcmocka-dev
-      bats jq python3 util-linux time bubblewrap hyperfine libsqlite3-dev libxml2-utils libxml2-dev
+pkgs="gcc g++ make pkg-config libc6-dev libseccomp-dev libjansson-dev libcmocka-dev
+      bats jq python3 python3-numpy util-linux time bubblewrap hyperfine libsqlite3-dev libxml2-utils libxml2-dev
       zlib1g-dev libssl-dev sqlite3 nodejs runsc debootstrap
       postgresql libpq-dev libpq5
       flake8 bandit cppcheck clang-tidy eslint

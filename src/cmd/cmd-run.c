@@ -24,15 +24,15 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
-	"                    [--image NAME[@sha256:HEX]]\n"
+	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
 	"fresh sandbox. Tasks: HumanEval .jsonl[.gz], MBPP mbpp.jsonl or sanitized-mbpp.json,\n"
-	"or a directory of native tasks (docs/tasks.md). Samples: JSONL with task_id and\n"
-	"completion or solution.\n"
+	"EvalPlus's HumanEvalPlus or MbppPlus .jsonl[.gz], or a directory of native tasks\n"
+	"(docs/tasks.md). Samples: JSONL with task_id and completion or solution.\n"
 	"\n"
 	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
 	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
@@ -53,6 +53,8 @@ static const char run_usage[] =
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
 	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
 	"                    pinned to one build for the whole run; a task may name its own\n"
+	"  --mini            EvalPlus: the Mini file beside --tasks (HumanEvalPlus-Mini-V.jsonl.gz\n"
+	"                    for HumanEvalPlus-V.jsonl.gz): its fewer plus inputs\n"
 	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
 	"                    from a warm interpreter (slower; docs/sandbox.md, warm starts)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
@@ -67,7 +69,7 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -89,6 +91,7 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
+	{ "mini", no_argument, NULL, OPT_MINI },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -103,6 +106,8 @@ struct cmd_run {
 	int ks[16];
 	bool quiet, tty;
 	bool status;			/* --status */
+	bool mini;			/* --mini: o.tasks_path is then mini_path */
+	char *mini_path;
 	bool started;			/* the run is recorded: it can be resumed */
 };
 
@@ -159,6 +164,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 			if (shard_parse(v, &o->shard, &err) < 0)
 				return fail("%s", err.msg);
 			break;
+		case OPT_MINI: c->mini = true; break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -218,6 +224,11 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		return fail("--shard and --resume: a shard goes on where it stopped by being started again");
 	if (!o->tasks_path || !o->samples_path)
 		return fail("--tasks and --samples are required (see 'sandeval run --help')");
+	if (c->mini) {
+		if (task_mini_path(o->tasks_path, &c->mini_path, &err) < 0)
+			return fail("%s", err.msg);
+		o->tasks_path = c->mini_path;
+	}
 	return 0;
 }
 
@@ -332,15 +343,21 @@ int cmd_run(int argc, char **argv)
 	c.o.arg = &c;
 	parse_ks("1,10,100", &c);
 	ret = parse_options(argc, argv, &c);
-	if (ret)
+	if (ret) {
+		free(c.mini_path);
 		return ret < 0 ? 0 : ret;
-	if (c.status)
-		return status(&c);
+	}
+	if (c.status) {
+		ret = status(&c);
+		goto out;
+	}
 	/* outputs that cannot be written stop the run before its work, not after */
 	if ((c.out && check_writable(c.out, false, &err) < 0) || (c.junit && check_writable(c.junit, false, &err) < 0) ||
 	    (c.json && check_writable(c.json, false, &err) < 0) ||
-	    (!strstr(c.db, "://") && check_writable(c.db, true, &err) < 0))
-		return fail("%s", err.msg);
+	    (!strstr(c.db, "://") && check_writable(c.db, true, &err) < 0)) {
+		ret = fail("%s", err.msg);
+		goto out;
+	}
 	if (!(run = run_new(&c.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
@@ -368,5 +385,6 @@ int cmd_run(int argc, char **argv)
 out:
 	run_free(run);
 	store_close(st);
+	free(c.mini_path);
 	return ret;
 }

@@ -110,6 +110,44 @@ he_samples() {
 	[[ $(jq -r '.passed' out2.jsonl) == true ]] || flunk "the honest sample failed: $(cat out2.jsonl)"
 }
 
+@test "a module the candidate plants in the harness directory is never imported by the driver" {
+	# The candidate can write to /work, the harness directory /work/.sandeval
+	# included. It plants modules the driver imports late (subprocess on a
+	# respawn, random, traceback, numpy) that would forge every verdict, then
+	# dies on its first call so that the driver respawns it; its answers are
+	# wrong. Run from the driver, any of them would make the tests pass.
+	local code
+	code=$'    import os, sys\n    forge = "import sys\\nd = sys.modules.get(\'driver\') or sys.modules.get(\'__main__\')\\nd.run_assert = lambda step, ns: (\'passed\', None)\\nd.judge = lambda exc: (\'passed\', None)\\n"\n    if not os.path.exists("/work/.sandeval/subprocess.py"):\n        for d in ("/work/.sandeval", "/work", "/tmp"):\n            for m in ("subprocess", "random", "traceback", "numpy", "signal", "re", "ast"):\n                try:\n                    open(os.path.join(d, m + ".py"), "w").write(forge)\n                except OSError:\n                    pass\n        os._exit(0)\n    return -1\n'
+	jq -nc --arg c "$code" '{task_id: "attack/0", sample_id: "planter", completion: $c}' >s.jsonl
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1 --no-lint
+	((rc == 0)) || flunk "exit $rc: $err"
+	jq -e '(.tests | length) == 3 and .tests[0].status == "crash" and all(.tests[1:][]; .status == "failed")' \
+		out.jsonl >/dev/null || flunk "a planted module judged the tests: $(jq -c '.tests' out.jsonl)"
+}
+
+@test "test code imports the image's packages (numpy); the candidate sees the same with or without" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || flunk "deps: python3-numpy is not installed (scripts/deps.sh)"
+	local view
+	view=$'    import hashlib, os, sys\n    mods = sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "scipy"))\n    seen = repr((sys.path, mods, sorted(os.environ), os.listdir("/work/.sandeval")))\n    return "%d %s %s" % (len(sys.modules), mods, hashlib.sha256(seen.encode()).hexdigest()[:16])\n'
+	jq -nc --arg v "$view" '{task_id: "imports/numpy", completion: "    return sum(xs)\n"},
+		{task_id: "imports/numpy", completion: "    return 0\n"},
+		{task_id: "imports/view-numpy", completion: $v}, {task_id: "imports/view-plain", completion: $v}' >s.jsonl
+	run_eval --tasks "$FIX/import-tasks.jsonl" --samples s.jsonl --out out.jsonl --k 1 --no-lint
+	((rc == 0)) || flunk "exit $rc: $err"
+	# the tests ran in the driver, numpy imported there: a right answer passes, a wrong one fails
+	jq -e -s '.[0].passed and (.[0].tests | length) == 2 and all(.[0].tests[]; .in_process == false)' out.jsonl \
+		>/dev/null || flunk "the test importing numpy did not pass: $(jq -c -s '.[0]' out.jsonl)"
+	jq -e -s '(.[1].passed | not) and all(.[1].tests[]; .status == "failed")' out.jsonl >/dev/null ||
+		flunk "a wrong answer was not failed: $(jq -c -s '.[1].tests' out.jsonl)"
+	# the candidate's process is the same whether the tests import numpy or not
+	local with without
+	with=$(jq -r -s '.[2].tests[0].detail' out.jsonl)
+	without=$(jq -r -s '.[3].tests[0].detail' out.jsonl)
+	[[ $with == "expected 'view', got "* && $with == "$without" ]] ||
+		flunk "the candidate saw a difference: '$with' vs '$without'"
+	[[ $with == *"[]"* ]] || flunk "numpy was in the candidate's modules: $with"
+}
+
 # bats test_tags=heavy,native
 @test "all 164 HumanEval canonical solutions pass" {
 	need_data

@@ -2,7 +2,7 @@
  *
  * The input is written to a temp file and read with jsonl_next() to the end
  * (going on after each error), with json_load_path(), as a task file
- * (HumanEval/MBPP detection) and as a samples file; json_text_line() walks
+ * (HumanEval/MBPP/EvalPlus detection) and as a samples file; json_text_line() walks
  * it as text. Properties: objects only, line numbers that never go back and
  * stay within the file, every error naming the file, out-params untouched on
  * failure.
@@ -89,7 +89,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (task_set_load(path, &tasks, &err) == 0) {
 		FUZZ_CHECK(tasks.n > 0 && strlen(tasks.hash) == 64);
 		for (size_t i = 0; i < tasks.n; i++) {
-			FUZZ_CHECK(tasks.tasks[i].id && tasks.tasks[i].entry_point && tasks.tasks[i].test_code);
+			const struct task *t = &tasks.tasks[i];
+
+			FUZZ_CHECK(t->id && t->entry_point && t->format == tasks.format);
+			/* EvalPlus tasks have inputs instead of test code: each kept as an array's text */
+			FUZZ_CHECK(t->format == TASK_EVALPLUS ? t->reference && !t->test_code : t->test_code != NULL);
+			for (size_t j = 0; t->format == TASK_EVALPLUS && j < t->n_tests; j++)
+				FUZZ_CHECK(t->tests[j].args_json && t->tests[j].args_json[0] == '[' &&
+					   (strncmp(t->tests[j].name, "base/", 5) == 0 ||
+					    strncmp(t->tests[j].name, "plus/", 5) == 0));
 			FUZZ_CHECK(task_set_find(&tasks, tasks.tasks[i].id) == &tasks.tasks[i]);
 		}
 		if (sample_set_load(path, &tasks, &samples, &err) == 0)

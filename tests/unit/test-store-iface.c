@@ -140,6 +140,9 @@ static void test_samples(void **state)
 	in[3].model = NULL;
 	in[3].tests[1].weight = NAN;
 	in[3].score = 1.0 / 3.0;	/* every digit kept */
+	in[1].base_status = strdup("pass");	/* an EvalPlus task's (schema 4) */
+	in[1].plus_status = strdup("fail");
+	in[3].base_status = strdup("fail");	/* a list with a harness error has no plus status */
 	for (int i = 0; i < 4; i++)
 		put_ok(s, run.id, &in[i]);
 	load_ok(s, run.id, &out, &n);

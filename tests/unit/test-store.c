@@ -59,7 +59,7 @@ static void test_open_schema(void **state)
 	sqlite3_stmt *st;
 
 	store_close(s);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 3);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 4);
 	assert_int_equal(sql_int(fx->db, "PRAGMA application_id"), 0x53444556);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				 " AND name IN ('runs', 'samples', 'tests', 'findings', 'shards')"), 5);
@@ -377,7 +377,7 @@ static void test_durable_after_kill(void **state)
 
 
 /* A database written by schema version 1 (before lint) opens, migrates to
- * version 2 and loads its samples as not linted, without a composite. */
+ * the current version and loads its samples as not linted, without a composite or EvalPlus statuses. */
 static void test_migrate_v1(void **state)
 {
 	struct fx *fx = *state;
@@ -411,13 +411,15 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(h);
 
 	s = open_ok(fx->db);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 3);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 4);
 	load_ok(s, "r-old", &out, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(out[0].lint, LINT_NONE);
 	assert_true(isnan(out[0].composite));
 	assert_true(isnan(out[0].rouge_l));
 	assert_null(out[0].completion);
+	assert_null(out[0].base_status);	/* version 4's columns: NULL for samples of before */
+	assert_null(out[0].plus_status);
 	assert_int_equal(out[0].n_findings, 0);
 	assert_int_equal(out[0].n_tests, 1);
 	assert_true(out[0].score == 0.5);

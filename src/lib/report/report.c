@@ -405,6 +405,16 @@ void report_table(FILE *f, const struct report *rep)
 		else
 			fprintf(f, "n/a (k > n=%zu)\n", sum.min_n);
 	}
+	{
+		struct report_evalplus ep;
+
+		if (report_evalplus(rep, &ep, &err) < 0) {
+			fprintf(f, "error: %s\n", err.msg);
+		} else {
+			report_evalplus_print(f, rep, &ep);
+			report_evalplus_release(&ep);
+		}
+	}
 	fputc('\n', f);
 
 	fprintf(f, "%-10s %zu", "tests", sum.n_tests);
@@ -512,6 +522,12 @@ static json_t *jresult(const struct sample_result *r, const struct sample *s)
 			      "score", json_number_or_null(r->score), "harness_error", r->harness_error, "tests", tests);
 
 	if (o && r->lint != LINT_NONE && jresult_lint(o, r) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	/* EvalPlus's two verdicts, under its own names (HumanEval+, MBPP+ only) */
+	if (o && ((r->base_status && json_object_set_new(o, "base_status", json_string(r->base_status)) < 0) ||
+		  (r->plus_status && json_object_set_new(o, "plus_status", json_string(r->plus_status)) < 0))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -652,6 +668,19 @@ int report_json(const char *path, const struct report *rep, struct sd_error *err
 	if (doc && jlint(doc, rep) < 0) {
 		json_decref(doc);
 		doc = NULL;
+	}
+	if (doc) {	/* "evalplus": EvalPlus's base and base + plus figures, when there are any */
+		struct report_evalplus ep;
+
+		if (report_evalplus(rep, &ep, err) < 0) {
+			json_decref(doc);
+			return sd_error_wrap(err, "cannot write '%s'", path);
+		}
+		if (ep.n_samples && json_object_set_new(doc, "evalplus", report_evalplus_json(rep, &ep)) < 0) {
+			json_decref(doc);
+			doc = NULL;
+		}
+		report_evalplus_release(&ep);
 	}
 	if (!doc)
 		return sd_error_set(err, ENOMEM, "cannot write '%s': out of memory", path);

@@ -100,7 +100,7 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 		  struct sd_error *err)
 {
 	char num[8][32], sc[3][32], rl[32], co[32], *tests = NULL, *findings = NULL, *owned[8] = { 0 };
-	const char *v[26];
+	const char *v[28];
 	PGresult *res;
 	int ret = -1;
 
@@ -141,13 +141,15 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 	v[23] = shard >= 0 ? num[7] : NULL;
 	v[24] = tests;
 	v[25] = findings;
+	v[26] = r->base_status;		/* "pass", "fail" or NULL: nothing to convert */
+	v[27] = r->plus_status;
 	res = pg_exec(p,
 		"WITH s AS (INSERT INTO sandeval.samples (run_id, sample_id, task_id, task_class, model, sandbox_ids,"
 		"  score, score_public, score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms,"
 		"  peak_memory_bytes, started_ms, finished_ms, formula_version, completion, rouge_l, lint, lint_detail,"
-		"  composite, shard)"
+		"  composite, shard, base_status, plus_status)"
 		" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,"
-		"  $21, $22, $23, $24)"
+		"  $21, $22, $23, $24, $27, $28)"
 		" ON CONFLICT (run_id, sample_id) DO NOTHING RETURNING run_id, sample_id),"
 		" t AS (INSERT INTO sandeval.tests (run_id, sample_id, idx, name, tier, weight, visibility, status,"
 		"  detail, in_process)"
@@ -159,7 +161,7 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 		"  SELECT s.run_id, s.sample_id, x.idx, x.tool, x.rule, x.category, x.severity, x.line, x.message"
 		"   FROM s, jsonb_to_recordset($26::jsonb) AS x(idx integer, tool text, rule text, category text,"
 		"   severity text, line integer, message text))"
-		" SELECT count(*) FROM s", 26, v, err, "cannot record sample '%s' of run '%s' in '%s'", r->sample_id,
+		" SELECT count(*) FROM s", 28, v, err, "cannot record sample '%s' of run '%s' in '%s'", r->sample_id,
 		run_id, p->base.name);
 	if (!res) {
 		ret = pg_failed(p);
@@ -335,8 +337,8 @@ int pg_samples_load(struct store_pg *p, const char *run_id, struct sample_result
 	pq.PQclear(res);
 	res = pg_exec(p, "SELECT sample_id, task_id, task_class, model, sandbox_ids, score, score_public,"
 		      " score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms, peak_memory_bytes,"
-		      " started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite"
-		      " FROM sandeval.samples WHERE run_id = $1 ORDER BY id", 1, params, err,
+		      " started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite,"
+		      " base_status, plus_status FROM sandeval.samples WHERE run_id = $1 ORDER BY id", 1, params, err,
 		      "cannot load run '%s' from '%s'", run_id, p->base.name);
 	if (!res) {
 		ret = pg_failed(p);
@@ -370,6 +372,8 @@ int pg_samples_load(struct store_pg *p, const char *run_id, struct sample_result
 		r->lint = ls < 0 ? LINT_NONE : (enum lint_status)ls;
 		r->lint_detail = pg_dup(res, row, 19, &oom);
 		r->composite = pg_real(res, row, 20);
+		r->base_status = pg_dup(res, row, 21, &oom);
+		r->plus_status = pg_dup(res, row, 22, &oom);
 		if (!r->sample_id)
 			oom = true;
 	}

@@ -128,6 +128,8 @@ static const char *const schema[] = {
 	" started_ms bigint NOT NULL,"
 	" finished_ms bigint,"
 	" PRIMARY KEY (run_id, shard));",
+	/* 3 -> 4: EvalPlus's base_status and plus_status ("pass", "fail"; NULL for other tasks) */
+	"ALTER TABLE sandeval.samples ADD COLUMN base_status text, ADD COLUMN plus_status text;",
 };
 
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction, under the lock. */

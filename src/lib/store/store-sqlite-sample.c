@@ -91,6 +91,8 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 	sq_bind_real(st, 23, r->composite);
 	if (shard >= 0)
 		sqlite3_bind_int(st, 24, shard);
+	sq_bind_text(st, 25, r->base_status);
+	sq_bind_text(st, 26, r->plus_status);
 	rc = sq_step_done(st);
 	if (rc == SQLITE_OK)
 		rc = put_tests(s, run_id, r);
@@ -273,6 +275,8 @@ int sq_samples_load(struct store *base, const char *run_id, struct sample_result
 		}
 		r->lint_detail = sq_col_dup(st, 19, &oom);
 		r->composite = sq_col_real(st, 20);
+		r->base_status = sq_col_dup(st, 21, &oom);
+		r->plus_status = sq_col_dup(st, 22, &oom);
 	}
 	sqlite3_reset(st);
 	if (oom)

@@ -108,6 +108,38 @@ void sample_result_add_test(struct sample_result *r, const char *name, enum test
 	n->visibility = decl ? decl->visibility : VIS_PUBLIC;
 }
 
+/* The status of the tests named PREFIX/N: "pass", "fail", or NULL when one
+ * is a harness error. A list without tests passes (EvalPlus's loop over no
+ * input succeeds: MBPP+ 793 has no plus input). */
+static const char *part_status(const struct sample_result *r, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	bool failed = false;
+
+	for (size_t i = 0; i < r->n_tests; i++) {
+		const struct test_result *t = &r->tests[i];
+
+		if (!t->name || strncmp(t->name, prefix, n) != 0 || t->name[n] != '/')
+			continue;
+		if (t->status == TS_HARNESS_ERROR)
+			return NULL;
+		failed = failed || t->status != TS_PASSED;
+	}
+	return failed ? "fail" : "pass";
+}
+
+int sample_result_evalplus(struct sample_result *r)
+{
+	const char *base = r->harness_error ? NULL : part_status(r, "base");
+	const char *plus = r->harness_error ? NULL : part_status(r, "plus");
+
+	free(r->base_status);
+	free(r->plus_status);
+	r->base_status = base ? strdup(base) : NULL;
+	r->plus_status = plus ? strdup(plus) : NULL;
+	return (base && !r->base_status) || (plus && !r->plus_status) ? -1 : 0;
+}
+
 void sample_result_release(struct sample_result *r)
 {
 	if (!r)
@@ -125,6 +157,8 @@ void sample_result_release(struct sample_result *r)
 	free(r->sandbox_ids);
 	free(r->completion);
 	free(r->lint_detail);
+	free(r->base_status);
+	free(r->plus_status);
 	for (size_t i = 0; i < r->n_findings; i++)
 		lint_finding_release(&r->findings[i]);
 	free(r->findings);

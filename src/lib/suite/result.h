@@ -91,6 +91,14 @@ struct sample_result {
 	struct lint_finding *findings;
 	size_t n_findings;
 	double composite;	/* 0.7 score + 0.3 lint passed; NAN without lint (score.h) */
+
+	/* EvalPlus tasks (HumanEval+, MBPP+): EvalPlus's base_status and
+	 * plus_status, the verdicts of the original inputs ("base/N" tests) and
+	 * of the added ones ("plus/N") apart: "pass" when every test of the list
+	 * passed, else "fail". NULL for other tasks, and when sandeval failed on
+	 * the list (a harness error among its tests). */
+	char *base_status;
+	char *plus_status;
 };
 
 const char *test_status_name(enum test_status s);
@@ -111,5 +119,8 @@ int test_status_parse(const char *name);
 void sample_result_add_test(struct sample_result *r, const char *name, enum test_status st, const char *detail,
 			    bool in_process, const struct task_test *decl);
 void sample_result_release(struct sample_result *r);
+/* Set R's base_status and plus_status from its "base/" and "plus/" tests
+ * (an EvalPlus task's); R must have its tests. -1 on ENOMEM. */
+int sample_result_evalplus(struct sample_result *r);
 
 #endif

@@ -69,9 +69,18 @@ void tk_task_release(struct task *t);
  * (zeroed by the caller; released by the caller on failure). */
 int tk_humaneval_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
 int tk_mbpp_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
+/* HumanEval-X (task_id "CPP/0", "JavaScript/0"; declaration, example_test) and
+ * MultiPL-E (tests, stop_tokens, language "cpp" or "js") records (task-multilang.c). */
+int tk_humaneval_x_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
+int tk_multiple_record(json_t *obj, const struct tk_where *w, struct task *t, struct sd_error *err);
 /* The MBPP entry point: the first function called in the first assert that
  * CODE defines at top level (else the first function called there). */
 char *tk_mbpp_entry_point(const char *code, const char *first_assert);
+/* Is the first record of TEXT (a whole JSON Lines file) EvalPlus's
+ * (base_input and plus_input)? Then tk_evalplus_load reads it. */
+bool tk_evalplus_detect(const char *text, size_t len);
+/* Every record of an EvalPlus file (TEXT, its whole content) into L. */
+int tk_evalplus_load(const char *path, const char *text, size_t len, struct tk_list *l, struct sd_error *err);
 /* A native suite: DIR holds task.json, or one directory per task. */
 int tk_native_load(const char *dir, struct tk_list *out, struct sd_error *err);
 

@@ -49,6 +49,18 @@ static bool mbpp_alias(const char *s, char *out, size_t size)
 	return true;
 }
 
+/* MBPP+ names its tasks "Mbpp/11": "11", "mbpp/11" and "mbpp_11_remove_occ" name it too. */
+static bool evalplus_alias(const char *s, char *out, size_t size)
+{
+	char n[24];
+
+	if (strspn(s, "0123456789") == strlen(s) && strlen(s) < sizeof(n))
+		snprintf(n, sizeof(n), "%s", s);
+	else if (!mbpp_alias(s, n, sizeof(n)))
+		return false;
+	return snprintf(out, size, "Mbpp/%s", n) < (int)size;
+}
+
 /* The task id of a sample: its own spelling, or the task's when TASKS is given. */
 static int sample_task(json_t *obj, const struct tk_where *w, const struct task_set *tasks,
 		       const struct tk_map *index, struct sample *s, struct sd_error *err)
@@ -77,6 +89,8 @@ static int sample_task(json_t *obj, const struct tk_where *w, const struct task_
 	if (tasks) {
 		if (!tk_map_get(index, id, &i) &&
 		    !(tasks->format == TASK_MBPP && mbpp_alias(id, alias, sizeof(alias)) &&
+		      tk_map_get(index, alias, &i)) &&
+		    !(tasks->format == TASK_EVALPLUS && evalplus_alias(id, alias, sizeof(alias)) &&
 		      tk_map_get(index, alias, &i)))
 			return tk_fail(w, "task_id", err, ENOENT, "unknown task '%s'", id);
 		id = tasks->tasks[i].id;

@@ -3,7 +3,9 @@
  * A file is read either as JSON Lines (HumanEval, mbpp.jsonl) or, when its
  * first non-blank byte is '[', as one JSON array (sanitized-mbpp.json); the
  * first record decides the format and every record is then held to it. A
- * directory is a native suite (task-native.c). Nothing is half-loaded: the
+ * JSON Lines file whose first record has EvalPlus's base_input and
+ * plus_input is read by task-evalplus.c (its inputs are JSON that jansson
+ * cannot hold). A directory is a native suite (task-native.c). Nothing is half-loaded: the
  * set is written only when every task loaded.
  */
 #define _GNU_SOURCE
@@ -298,6 +300,8 @@ void tk_task_release(struct task *t)
 	free(t->setup_code);
 	free(t->test_split);
 	free(t->image);
+	free(t->contract);
+	free(t->build);
 	for (size_t i = 0; i < t->n_tests; i++) {
 		free(t->tests[i].name);
 		free(t->tests[i].args_json);
@@ -317,7 +321,7 @@ static void list_release(struct tk_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP };
+enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP, KIND_HUMANEVAL_X, KIND_MULTIPLE };
 
 static enum kind record_kind(json_t *obj)
 {
@@ -325,6 +329,10 @@ static enum kind record_kind(json_t *obj)
 		return KIND_HUMANEVAL;
 	if (json_object_get(obj, "test_list") && json_object_get(obj, "code"))
 		return KIND_MBPP;
+	if (json_object_get(obj, "declaration") && json_object_get(obj, "canonical_solution") && json_object_get(obj, "test"))
+		return KIND_HUMANEVAL_X;
+	if (json_object_get(obj, "tests") && json_object_get(obj, "stop_tokens") && json_object_get(obj, "language"))
+		return KIND_MULTIPLE;
 	return KIND_UNKNOWN;
 }
 
@@ -340,8 +348,10 @@ static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, st
 		if (k == KIND_UNKNOWN)
 			return tk_fail(w, NULL, err, EINVAL,
 				       "unknown task format: expected HumanEval fields (task_id, prompt, "
-				       "canonical_solution, test, entry_point) or MBPP fields (task_id, "
-				       "text or prompt, code, test_list)");
+				       "canonical_solution, test, entry_point), MBPP fields (task_id, "
+				       "text or prompt, code, test_list), EvalPlus's (base_input, plus_input), "
+				       "HumanEval-X's (declaration, canonical_solution, test) or MultiPL-E's "
+				       "(language, prompt, tests, stop_tokens)");
 		*kind = k;
 	}
 	t = tk_list_add(l);
@@ -349,6 +359,10 @@ static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, st
 		return sd_error_errno(err, ENOMEM, "%s", w->file);
 	if (*kind == KIND_HUMANEVAL)
 		r = tk_humaneval_record(obj, w, t, err);
+	else if (*kind == KIND_HUMANEVAL_X)
+		r = tk_humaneval_x_record(obj, w, t, err);
+	else if (*kind == KIND_MULTIPLE)
+		r = tk_multiple_record(obj, w, t, err);
 	else
 		r = tk_mbpp_record(obj, w, t, err);
 	if (r < 0) {
@@ -433,15 +447,23 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 		memset(text, ' ', 3);	/* a byte order mark; keep the offsets */
 	while (i < len && strchr(" \t\r\n", text[i]) && text[i])
 		i++;
-	if (i < len && text[i] == '[')
+	if (i < len && text[i] == '[') {
 		r = load_array(path, text, len, &kind, l, err);
-	else
+	} else if (tk_evalplus_detect(text, len)) {
+		if (tk_evalplus_load(path, text, len, l, err) < 0)
+			return -1;
+		if (l->n == 0)
+			return sd_error_set(err, EINVAL, "%s: no tasks", path);
+		*format = TASK_EVALPLUS;
+		return 0;
+	} else {
 		r = load_jsonl(path, &kind, l, err);
+	}
 	if (r < 0)
 		return -1;
 	if (l->n == 0)
 		return sd_error_set(err, EINVAL, "%s: no tasks", path);
-	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : TASK_MBPP;
+	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : kind == KIND_MBPP ? TASK_MBPP : TASK_PROGRAM;
 	return 0;
 }
 
@@ -526,6 +548,14 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 			hash_str(ctx, x->expected_json);
 			hash_str(ctx, x->generator);
 			hash_u64(ctx, (uint64_t)x->cases);
+		}
+		if (t->format == TASK_EVALPLUS) {	/* only here: the other formats' hashes stay as they were */
+			hash_num(ctx, t->atol);
+			hash_str(ctx, t->contract);
+		}
+		if (t->format == TASK_PROGRAM) {
+			hash_str(ctx, t->build);
+			hash_u64(ctx, t->quiet);
 		}
 	}
 	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {

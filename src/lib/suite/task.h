@@ -1,4 +1,4 @@
-/* task.h - what is evaluated: tasks (HumanEval, MBPP, native suites) and the samples to score */
+/* task.h - what is evaluated: tasks (HumanEval, MBPP, EvalPlus, HumanEval-X, MultiPL-E, native suites) and the samples to score */
 #ifndef SANDEVAL_TASK_H
 #define SANDEVAL_TASK_H
 
@@ -8,18 +8,23 @@
 
 #include "base/error.h"
 
-enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE };
+/* TASK_PROGRAM: HumanEval-X's and MultiPL-E's C++ and JavaScript tasks,
+ * whose test is a program appended to the candidate's (docs/tasks.md). */
+enum task_format { TASK_HUMANEVAL, TASK_MBPP, TASK_NATIVE, TASK_EVALPLUS, TASK_PROGRAM };
 enum test_tier { TIER_CANONICAL, TIER_EDGE, TIER_PROPERTY };
 enum test_visibility { VIS_PUBLIC, VIS_HOLDOUT };
 
-/* A test a native suite declares. (HumanEval and MBPP tests are code: the
- * evaluator splits them into tests at run time, see eval.h.) */
+/* A test a native suite declares, or one input of an EvalPlus task ("base/3",
+ * "plus/17"). (HumanEval and MBPP tests are code: the evaluator splits them
+ * into tests at run time, see eval.h.) */
 struct task_test {
 	char *name;
 	enum test_tier tier;
 	double weight;			/* defaults: canonical 1.0, edge 1.5, property 1.0 */
 	enum test_visibility visibility;
-	char *args_json;		/* JSON array of arguments, or NULL */
+	char *args_json;		/* JSON array of arguments, or NULL. EvalPlus: the input's text as
+					 * the file has it, read by Python's json (integers of any size,
+					 * NaN, Infinity): not for jansson */
 	char *expected_json;		/* JSON value, or NULL: the reference solution's answer */
 	char *generator;		/* property tests: generator spec (see docs/tasks.md), or NULL */
 	int cases;			/* property tests: how many inputs to generate */
@@ -28,7 +33,7 @@ struct task_test {
 struct task {
 	char *id;
 	char *class;			/* for per-class aggregates ("humaneval", "mbpp", or the manifest's) */
-	char *language;			/* "python", "c", "javascript" */
+	char *language;			/* "python", "c", "javascript", "cpp" (program tasks) */
 	enum task_format format;
 	char *prompt;
 	char *entry_point;		/* the function under test */
@@ -44,6 +49,13 @@ struct task {
 	char *origin;			/* "FILE:LINE" or the task's directory, for messages */
 	char *test_split;		/* test_code taken apart, as JSON (eval_prepare); NULL: the
 					 * driver parses test_code itself. Owned by eval_prepare's caller */
+	double atol;			/* EvalPlus: absolute tolerance of float comparisons (0: exact) */
+	char *contract;			/* EvalPlus: the inputs' preconditions (kept, not run); else NULL */
+	/* Program tasks: the program is [setup_code "\n"] prompt completion "\n"
+	 * test_code; it passes when it exits with 0 (or, QUIET, writes nothing) */
+	char *build;			/* the compiler's argv as a JSON array ({source}: the program's
+					 * file); NULL: the language's runner's */
+	bool quiet;			/* passes only by writing nothing (HumanEval-X's JavaScript) */
 };
 
 struct task_set {
@@ -54,12 +66,17 @@ struct task_set {
 };
 
 /* Load tasks from PATH: a HumanEval .jsonl/.jsonl.gz, MBPP mbpp.jsonl or
- * sanitized-mbpp.json, or a directory of native tasks (one directory per
- * task with task.json). The format is detected from the content. Every
+ * sanitized-mbpp.json, EvalPlus's HumanEval+ or MBPP+ .jsonl[.gz], HumanEval-X's
+ * or MultiPL-E's C++ or JavaScript file, or a directory of native tasks (one
+ * directory per task with task.json). The format is detected from the content. Every
  * problem found is reported as "FILE:LINE: field 'X': ..."; returns -1 on
  * the first one (nothing is half-loaded). */
 int task_set_load(const char *path, struct task_set *set, struct sd_error *err);
 void task_set_release(struct task_set *set);
+/* EvalPlus's Mini file beside PATH (--mini): "HumanEvalPlus-v0.1.10.jsonl.gz"
+ * -> "HumanEvalPlus-Mini-v0.1.10.jsonl.gz" in the same directory, malloc'd in
+ * *OUT. -1 when PATH is no EvalPlus file name or there is no such file. */
+int task_mini_path(const char *path, char **out, struct sd_error *err);
 const struct task *task_set_find(const struct task_set *set, const char *id);
 
 struct sample {
