@@ -5,6 +5,7 @@ set -eu
 pkgs="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcmocka-dev
       bats jq python3 util-linux time bubblewrap hyperfine libsqlite3-dev libxml2-utils libxml2-dev
       zlib1g-dev libssl-dev sqlite3 nodejs runsc debootstrap
+      libmicrohttpd-dev curl
       flake8 bandit cppcheck clang-tidy eslint
       chromium"
 

@@ -440,6 +440,39 @@ wait_gone_argv0() {
 	assert_no_residue "${all_ids[@]}"
 }
 
+# bats test_tags=native
+@test "five failures in a row open the circuit breaker: sandbox work is turned away 503 until the canaries pass again" {
+	start_server --max-concurrency 1
+	local prog worker
+	for i in 1 2 3 4 5; do
+		curl -s "$URL/run_code" --data-binary "$(jq -cn --arg t "sandeval-test-$TAG" \
+			'{code: ("exec -a " + $t + " sleep 30"), language: "bash"}')" >answer.json 3>&- &
+		local client=$!
+		prog=$(wait_argv0 "sandeval-test-$TAG") || flunk "try $i: the program did not start"
+		worker=$(ppid_of "$(ppid_of "$prog")")
+		kill -9 "$worker"
+		wait "$client"
+		[[ $(jq -r .status answer.json) == SandboxError ]] || flunk "try $i: $(cat answer.json)"
+		wait_gone_argv0 "sandeval-test-$TAG"
+	done
+	run_code bash 'echo turned away'
+	expect_error 503 breaker_open "5 sandboxes in a row failed"
+	grep -qi '^Retry-After: [0-9]' <<<"$hdr" || flunk "no Retry-After: $hdr"
+	get /readyz
+	[[ $code == 503 && $(j .breaker) == open && $(j .error) == not_ready ]] || flunk "/readyz: HTTP $code $json"
+	get /v1/runs/r-0000000000000000
+	[[ $code == 404 ]] || flunk "reading the store is no sandbox work: HTTP $code"
+	grep -q "circuit breaker open: 5 failures in a row" "$SRV_ERR" || flunk "$(cat "$SRV_ERR")"
+	wait_ready
+	grep -q "circuit breaker closed: the canaries passed" "$SRV_ERR" || flunk "$(cat "$SRV_ERR")"
+	run_code bash 'echo back'
+	[[ $code == 200 && $(j .run_result.stdout) == back ]] || flunk "after the breaker closed: HTTP $code $json"
+	get /metrics
+	grep -q '^sandeval_serve_rejections_total{reason="breaker_open"} 1$' answer || flunk "$(grep rejections answer)"
+	grep -q '^sandeval_serve_worker_restarts_total 5$' answer || flunk "$(grep restarts answer)"
+	stop_server
+}
+
 # ---------------------------------------------------------------- shutdown
 
 @test "SIGTERM: stop accepting, answer what waits 503, finish what runs, exit 0" {
@@ -467,6 +500,32 @@ wait_gone_argv0() {
 	[[ $(jq -r .error queued.json) == draining ]] || flunk "the queued request: $(cat queued.json)"
 	for w in $workers; do ! alive "$w" || flunk "worker $w outlived the server"; done
 	grep -q "SIGTERM received" "$SRV_ERR" && grep -q "stopped" "$SRV_ERR" || flunk "$(cat "$SRV_ERR")"
+}
+
+@test "SIGTERM's drain is bounded: what still runs at --drain-timeout is stopped, answered 503, and leaves nothing" {
+	snapshot_host
+	start_server --max-concurrency 1 --drain-timeout 1
+	curl -s "$URL/run_code" --data-binary "$(jq -cn --arg t "sandeval-test-$TAG" \
+		'{code: ("exec -a " + $t + " sleep 30"), language: "bash", run_timeout: 40}')" >running.json 3>&- &
+	local client=$! prog ids=
+	if ! is_gvisor; then
+		prog=$(wait_argv0 "sandeval-test-$TAG") || flunk "the program did not start"
+		ids=$(ids_held_by "$(ppid_of "$(ppid_of "$prog")")")
+	else
+		for ((i = 0; i < 100; i++)); do curl -s "$URL/metrics" | grep -q '^sandeval_serve_sandboxes_in_flight 1$' && break; sleep 0.1; done
+		sleep 1
+	fi
+	kill -TERM "$SRV_PID"
+	local rc=0
+	wait "$SRV_PID" || rc=$?
+	SRV_PID=
+	((rc == 0)) || flunk "exit status $rc: $(cat "$SRV_ERR")"
+	wait "$client"
+	[[ $(jq -r .error running.json) == draining && $(jq -r .message running.json) == *"stopped before this request finished"* ]] ||
+		flunk "the running request: $(cat running.json)"
+	grep -q "drain deadline: stopping 1 running request" "$SRV_ERR" || flunk "$(cat "$SRV_ERR")"
+	is_gvisor || wait_gone_argv0 "sandeval-test-$TAG"
+	assert_no_residue $ids
 }
 
 # ---------------------------------------------------------------- evaluations
@@ -596,5 +655,39 @@ EOF
 	rss=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SRV_PID/status")
 	((rss < 64 * 1024)) || flunk "the server's peak RSS was $rss KiB"
 	echo "# server peak RSS $rss KiB, $fds0 descriptors, $threads0 thread" >&3
+	stop_server
+}
+
+# bats test_tags=native
+@test "many connections: no more than 512 are taken at once, the server's memory stays bounded, it answers once they go" {
+	start_server --max-concurrency 1
+	"$PY" - "$URL" "$SRV_PID" >conns.txt 2>&1 <<'EOF' || flunk "$(cat conns.txt)"
+import socket, sys, time, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+socks = []
+for i in range(700):
+    s = socket.create_connection((u.hostname, u.port), timeout=5)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")     # headers never finished: the connection stays open
+    socks.append(s)
+time.sleep(1)
+import os
+fds = len(os.listdir(f"/proc/{sys.argv[2]}/fd"))
+rss = [l.split()[1] for l in open(f"/proc/{sys.argv[2]}/status") if l.startswith("VmHWM:")][0]
+print(f"{len(socks)} connections: the server holds {fds} descriptors, peak RSS {rss} KiB")
+assert fds <= 512 + 32, fds          # at most 512 connections taken; the others wait in the backlog
+assert int(rss) < 64 * 1024, rss
+for s in socks:
+    s.close()
+EOF
+	echo "# $(cat conns.txt)" >&3
+	local i
+	for ((i = 0; i < 100; i++)); do
+		get /healthz -m 2
+		[[ $code == 200 ]] && break
+		sleep 0.1
+	done
+	[[ $code == 200 ]] || flunk "/healthz once the connections are gone: HTTP $code"
+	run_code bash 'echo fine'
+	[[ $code == 200 && $(j .run_result.stdout) == fine ]] || flunk "HTTP $code $json"
 	stop_server
 }

@@ -126,7 +126,13 @@ static enum MHD_Result unavailable(struct request *r, enum rejection why, const 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	r->srv->m.rejections[why]++;
-	snprintf(secs, sizeof(secs), "%u", why == REJ_BREAKER ? 30 : retry_after(r->srv));
+	if (why == REJ_BREAKER) {	/* until the check that may close it is over */
+		int64_t left = (r->srv->next_check_ns - now_ns()) / 1000000000 + 3;
+
+		snprintf(secs, sizeof(secs), "%lld", (long long)(left < 3 ? 3 : left));
+	} else {
+		snprintf(secs, sizeof(secs), "%u", retry_after(r->srv));
+	}
 	return respond(r, 503, error_json(why == REJ_DRAINING ? "draining" : why == REJ_BREAKER ? "breaker_open" :
 					  "overloaded", "%s", msg), true, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 }
@@ -385,12 +391,14 @@ static enum MHD_Result answer_metrics(struct request *r)
 
 static enum MHD_Result answer_suites(struct request *r)
 {
-	json_t *a = json_array();
+	json_t *a = json_array(), *o;
 	char *text;
 
 	for (size_t i = 0; i < r->srv->o.n_suites; i++)
 		json_array_append_new(a, json_string(r->srv->o.suites[i].name));
-	text = json_text_of(json_pack("{s:o}", "suites", a));
+	o = json_pack("{s:o}", "suites", a);
+	text = json_text_of(o);
+	json_decref(o);
 	return respond(r, 200, text, true, NULL, NULL);
 }
 

@@ -32,8 +32,8 @@
  *
  * Readiness. A check job (the store opens, the canaries pass) runs at start
  * and every check_interval; five sandbox errors or worker deaths in a row
- * open the circuit breaker (sandbox work is turned away with 503) until a
- * check passes.
+ * open the circuit breaker: sandbox work is turned away with 503 for five
+ * seconds, then until a check passes.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -61,6 +61,7 @@
 #include "serve/serve-internal.h"
 
 #define BREAKER_THRESHOLD 5
+#define BREAKER_COOLDOWN_S 5.0		/* open at least this long before the check that may close it */
 #define RECHECK_AFTER_FAILURE_S 30.0
 
 void serve_options_init(struct serve_options *o)
@@ -291,7 +292,7 @@ static void count_failure(struct server *s, bool failed, const char *what)
 		snprintf(s->check_msg, sizeof(s->check_msg), "%s", what);
 	if (s->failures >= BREAKER_THRESHOLD && !s->breaker_open) {
 		s->breaker_open = true;
-		s->next_check_ns = now_ns();	/* check now */
+		s->next_check_ns = now_ns() + (int64_t)(BREAKER_COOLDOWN_S * 1e9);
 		note(s, "circuit breaker open: %d failures in a row (last: %s)", s->failures, s->check_msg);
 	}
 }
