@@ -473,6 +473,28 @@ wait_gone_argv0() {
 	stop_server
 }
 
+# bats test_tags=native
+@test "kill -9 of the server itself: its workers and sandboxes die with it, and the next start sweeps what they left" {
+	snapshot_host
+	start_server --max-concurrency 1
+	curl -s "$URL/run_code" --data-binary "$(jq -cn --arg t "sandeval-test-$TAG" \
+		'{code: ("exec -a " + $t + " sleep 30"), language: "bash", run_timeout: 40}')" >answer.json 3>&- &
+	local client=$! prog worker ids
+	prog=$(wait_argv0 "sandeval-test-$TAG") || flunk "the program did not start"
+	worker=$(ppid_of "$(ppid_of "$prog")")
+	ids=$(ids_held_by "$worker")
+	kill -9 "$SRV_PID"
+	wait "$SRV_PID" 2>/dev/null || true
+	SRV_PID=
+	wait "$client" || true
+	wait_gone_argv0 "sandeval-test-$TAG"
+	for ((i = 0; i < 50; i++)); do alive "$worker" || break; sleep 0.1; done
+	! alive "$worker" || flunk "the worker outlived the server"
+	start_server --max-concurrency 1
+	stop_server
+	assert_no_residue $ids
+}
+
 # ---------------------------------------------------------------- shutdown
 
 @test "SIGTERM: stop accepting, answer what waits 503, finish what runs, exit 0" {

@@ -102,6 +102,7 @@ int memfd_read(int fd, size_t cap, char **out, size_t *len);
 /* A worker process: reads jobs from SOCK until it closes. Never returns. */
 struct worker_ctx {
 	const struct serve_options *o;
+	pid_t parent;			/* the HTTP process */
 	bool sweep_first;		/* a replacement: run gc for what the dead one left */
 };
 _Noreturn void worker_main(const struct worker_ctx *ctx, int sock);

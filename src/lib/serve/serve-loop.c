@@ -236,7 +236,7 @@ static int check_options(const struct serve_options *o, struct sd_error *err)
 
 static int worker_start(struct server *s, struct worker *w, bool sweep_first)
 {
-	struct worker_ctx ctx = { .o = &s->o, .sweep_first = sweep_first };
+	struct worker_ctx ctx = { .o = &s->o, .parent = getpid(), .sweep_first = sweep_first };
 	int sv[2];
 	pid_t pid;
 
@@ -729,6 +729,11 @@ static void stop(struct server *s)
 
 		if (w->pid <= 0)
 			continue;
+		if (w->job) {		/* only when the loop failed: nobody waits for it any more */
+			kill(w->pid, SIGKILL);
+			job_free(w->job);
+			w->job = NULL;
+		}
 		close(w->sock);		/* its end of file: the worker exits */
 		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
 			;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -223,6 +224,10 @@ _Noreturn void worker_main(const struct worker_ctx *ctx, int sock)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* If the HTTP process dies, nobody can answer: the worker goes too (and
+	 * its sandbox's init with it); the next start's gc sweeps the rest. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != ctx->parent)
+		_exit(3);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (sock != WORKER_SOCK) {
