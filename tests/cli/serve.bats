@@ -243,8 +243,8 @@ while True:
 
 # ---------------------------------------------------------------- errors
 
-@test "errors: 404, 405, 400 naming the field, invalid UTF-8, malformed JSON; every one {error, message}" {
-	start_server --max-concurrency 1
+@test "errors: 404, 405, 400 naming the field, invalid UTF-8, malformed JSON; every one {error, message}; the access log" {
+	start_server --max-concurrency 1 --log "$BATS_TEST_TMPDIR/access.jsonl"
 	get /nowhere
 	expect_error 404 not_found "no endpoint '/nowhere'"
 	get /v1/runs/../etc
@@ -277,6 +277,13 @@ while True:
 	get /healthz
 	[[ $code == 200 ]] || flunk "/healthz: HTTP $code"
 	stop_server
+	# one JSON line a request, in order, with its status (the readiness polls first)
+	jq -e -s 'all(.[]; (.time_ms | type == "number") and (.method | type == "string") and (.seconds >= 0))' \
+		access.jsonl >/dev/null || flunk "access log: $(head -5 access.jsonl)"
+	[[ $(jq -r 'select(.endpoint != "/readyz") | "\(.method) \(.path) \(.status)"' access.jsonl | head -3 | tr '\n' ,) == \
+		"GET /nowhere 404,GET /v1/etc 404,GET /run_code 405," ]] || flunk "access log: $(head -8 access.jsonl)"
+	[[ $(jq -r 'select(.endpoint == "/run_code") | .status' access.jsonl | sort | uniq -c | tr -s ' ' | tr '\n' ,) == \
+		" 1 200, 5 400, 1 405," ]] || flunk "access log /run_code: $(jq -c . access.jsonl)"
 }
 
 @test "a 100 MB body is answered 413, however it is sent, and the server goes on" {

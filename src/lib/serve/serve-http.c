@@ -545,7 +545,7 @@ static void access_log(struct server *s, const struct request *r, unsigned code,
 	o = json_pack("{s:I, s:o, s:o, s:s, s:i, s:f}", "time_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
 		      "method", json_text(r->method), "path", json_text(r->path), "endpoint", endpoint_name(r->ep),
 		      "status", (int)code, "seconds", secs);
-	text = json_text_of(o);
+	text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
 	json_decref(o);
 	if (text) {
 		fprintf(s->log, "%s\n", text);
