@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base64.h"
 #include "base/jsonl.h"
@@ -440,6 +441,11 @@ int rc_execute(const struct rc_request *rq, const struct serve_options *o, char 
 	char marker[48] = "sandeval-fetch-", hex[33];
 	char **argv = NULL;
 	size_t n = 0;
+	/* SandboxFusion's timeouts are wall-clock time: the CPU limit is the
+	 * whole machine's for that long, so that it never fires first (a program
+	 * whose threads together pass its timeout in CPU, as node's do, is not
+	 * stopped early); it still bounds what a sandbox can take. */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 
 	*out = NULL;
 	if (!fs || !resp || random_hex(hex, 16, NULL) < 0) {
@@ -458,7 +464,8 @@ int rc_execute(const struct rc_request *rq, const struct serve_options *o, char 
 		char *const cargv[] = { (char *)"/bin/sh", (char *)"-c", (char *)lang->compile, NULL };
 
 		cfg.argv = cargv;
-		cfg.cpu_time = cfg.wall_time = rq->compile_timeout;
+		cfg.wall_time = rq->compile_timeout;
+		cfg.cpu_time = rq->compile_timeout * ncpu;
 		cfg.memory = rq->memory > RC_COMPILE_MEMORY ? rq->memory : RC_COMPILE_MEMORY < o->max_memory ?
 			     RC_COMPILE_MEMORY : o->max_memory;
 		cfg.output = RC_BINARY_MAX;
@@ -489,7 +496,8 @@ int rc_execute(const struct rc_request *rq, const struct serve_options *o, char 
 		cfg.argv = argv;
 		cfg.stdin_data = rq->stdin_data;
 		cfg.stdin_len = rq->stdin_len;
-		cfg.cpu_time = cfg.wall_time = rq->run_timeout;
+		cfg.wall_time = rq->run_timeout;
+		cfg.cpu_time = rq->run_timeout * ncpu;
 		cfg.memory = rq->memory;
 		cfg.output = o->output + (rq->n_fetch ? RC_FETCH_MAX : 0);
 		run_sandbox(&cfg, &rres);
