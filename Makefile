@@ -11,7 +11,7 @@
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq
+PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq libmicrohttpd
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -91,8 +91,8 @@ $(B)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define SANDEVAL_VERSION "$(VERSION)"' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o: $(B)/gen/version.h
-$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o: ALL_CFLAGS += -I$(B)/gen
+$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o $(B)/src/cmd/cmd-serve.o: $(B)/gen/version.h
+$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o $(B)/src/cmd/cmd-serve.o: ALL_CFLAGS += -I$(B)/gen
 
 $(B)/libsandeval.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -16,6 +16,7 @@ allowed() {
 	score) echo "base suite store score" ;;
 	eval) echo "base sandbox suite store score eval" ;;
 	report) echo "base suite store score report" ;;
+	serve) echo "base sandbox suite store score eval report serve" ;;
 	*) echo "?" ;;
 	esac
 }

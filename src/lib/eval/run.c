@@ -565,8 +565,21 @@ int run_load(struct run *r, struct sd_error *err)
 {
 	if (r->loaded)
 		return 0;
-	if (task_set_load(r->o.tasks_path, &r->tasks, err) < 0 ||
-	    sample_set_load(r->o.samples_path, &r->tasks, &r->samples, err) < 0 || pin_images(r, err) < 0)
+	if (r->o.tasks) {
+		r->tasks = *r->o.tasks;
+		memset(r->o.tasks, 0, sizeof(*r->o.tasks));
+		r->o.tasks = NULL;
+	} else if (task_set_load(r->o.tasks_path, &r->tasks, err) < 0) {
+		return -1;
+	}
+	if (r->o.samples) {
+		r->samples = *r->o.samples;
+		memset(r->o.samples, 0, sizeof(*r->o.samples));
+		r->o.samples = NULL;
+	} else if (sample_set_load(r->o.samples_path, &r->tasks, &r->samples, err) < 0) {
+		return -1;
+	}
+	if (pin_images(r, err) < 0)
 		return -1;
 	r->loaded = true;
 	return 0;

@@ -71,6 +71,12 @@ struct run_event {
 struct run_options {
 	const char *tasks_path;		/* HumanEval/MBPP JSONL or a native suite directory (task.h) */
 	const char *samples_path;
+	/* Or the tasks and samples already loaded by the front end (a service:
+	 * task_set_from_json, sample_set_from_json); tasks_path and samples_path
+	 * then only label the run. run_load moves them into the run (the front
+	 * end's sets are left empty). NULL: load the file. */
+	struct task_set *tasks;
+	struct sample_set *samples;
 	const char *model;		/* recorded; NULL: none */
 	enum run_holdout holdout;	/* which tests of the tasks run */
 	const char *resume;		/* finish this run instead of starting one */

@@ -432,7 +432,7 @@ void report_table(FILE *f, const struct report *rep)
 /* --- JSON --- */
 
 /* Significant digits of scores in JSON: 0.9, not 0.90000000000000002. */
-#define REAL_DIGITS 15
+#define REAL_DIGITS REPORT_REAL_DIGITS
 
 static json_t *jsummary(const struct score_summary *s)
 {
@@ -534,41 +534,77 @@ static json_t *jresult(const struct sample_result *r, const struct sample *s)
 	return o;
 }
 
-int report_results_jsonl(const char *path, const struct report *rep, struct sd_error *err)
+/* The samples sorted by id, to find each result's completion (NULL when
+ * the report has none); -1 on ENOMEM. */
+static int samples_by_id(const struct report *rep, const struct sample ***out, size_t *n)
+{
+	const struct sample **by_id;
+
+	*out = NULL;
+	*n = 0;
+	if (!rep->samples || !rep->samples->n)
+		return 0;
+	by_id = malloc(rep->samples->n * sizeof(*by_id));
+	if (!by_id)
+		return -1;
+	for (size_t i = 0; i < rep->samples->n; i++)
+		by_id[i] = &rep->samples->samples[i];
+	qsort(by_id, rep->samples->n, sizeof(*by_id), cmp_sample_ptr);
+	*out = by_id;
+	*n = rep->samples->n;
+	return 0;
+}
+
+json_t *report_results_array(const struct report *rep, struct sd_error *err)
 {
 	const struct sample **by_id = NULL;
 	size_t n_by_id = 0, *order = NULL;
-	FILE *f;
-	int ret = 0;
+	json_t *a = json_array();
 
-	if (rep->samples && rep->samples->n) {
-		n_by_id = rep->samples->n;
-		by_id = malloc(n_by_id * sizeof(*by_id));
-		if (!by_id)
-			return sd_error_set(err, ENOMEM, "cannot write '%s': out of memory", path);
-		for (size_t i = 0; i < n_by_id; i++)
-			by_id[i] = &rep->samples->samples[i];
-		qsort(by_id, n_by_id, sizeof(*by_id), cmp_sample_ptr);
+	if (!a || samples_by_id(rep, &by_id, &n_by_id) < 0) {
+		json_decref(a);
+		sd_error_set(err, ENOMEM, "out of memory");
+		return NULL;
 	}
 	if (report_order(rep, &order, err) < 0) {
 		free(by_id);
-		return sd_error_wrap(err, "cannot write '%s'", path);
+		json_decref(a);
+		return NULL;
 	}
-	f = report_open(path, err);
-	if (!f) {
-		free(by_id);
-		free(order);
-		return -1;
-	}
-	for (size_t k = 0; k < rep->n && ret == 0; k++) {
+	for (size_t k = 0; k < rep->n && a; k++) {
 		const struct sample_result *r = &rep->results[order[k]];
 
-		if (dump_line(jresult(r, sample_of(by_id, n_by_id, r->sample_id)), f) < 0)
-			ret = sd_error_set(err, ferror(f) ? EIO : ENOMEM, "cannot write '%s': %s", path,
-					   ferror(f) ? "write error" : "out of memory");
+		if (json_array_append_new(a, jresult(r, sample_of(by_id, n_by_id, r->sample_id))) < 0) {
+			json_decref(a);
+			a = NULL;
+			sd_error_set(err, ENOMEM, "out of memory");
+		}
 	}
 	free(by_id);
 	free(order);
+	return a;
+}
+
+int report_results_jsonl(const char *path, const struct report *rep, struct sd_error *err)
+{
+	json_t *a = report_results_array(rep, err), *o;
+	size_t i;
+	FILE *f;
+	int ret = 0;
+
+	if (!a)
+		return sd_error_wrap(err, "cannot write '%s'", path);
+	f = report_open(path, err);
+	if (!f) {
+		json_decref(a);
+		return -1;
+	}
+	json_array_foreach(a, i, o) {
+		if (ret == 0 && dump_line(json_incref(o), f) < 0)
+			ret = sd_error_set(err, ferror(f) ? EIO : ENOMEM, "cannot write '%s': %s", path,
+					   ferror(f) ? "write error" : "out of memory");
+	}
+	json_decref(a);
 	if (report_close(f, path, ret ? NULL : err) < 0)
 		return -1;
 	return ret;
@@ -654,15 +690,13 @@ static int jlint(json_t *doc, const struct report *rep)
 	return ret;
 }
 
-int report_json(const char *path, const struct report *rep, struct sd_error *err)
+json_t *report_summary_doc(const struct report *rep, struct sd_error *err)
 {
 	struct report_summary sum;
 	json_t *doc;
-	FILE *f;
-	int ret = 0;
 
 	if (report_summarize(rep, &sum, err) < 0)
-		return sd_error_wrap(err, "cannot write '%s'", path);
+		return NULL;
 	doc = jsummary_doc(rep, &sum);
 	report_summary_release(&sum);
 	if (doc && jlint(doc, rep) < 0) {
@@ -674,7 +708,7 @@ int report_json(const char *path, const struct report *rep, struct sd_error *err
 
 		if (report_evalplus(rep, &ep, err) < 0) {
 			json_decref(doc);
-			return sd_error_wrap(err, "cannot write '%s'", path);
+			return NULL;
 		}
 		if (ep.n_samples && json_object_set_new(doc, "evalplus", report_evalplus_json(rep, &ep)) < 0) {
 			json_decref(doc);
@@ -683,7 +717,18 @@ int report_json(const char *path, const struct report *rep, struct sd_error *err
 		report_evalplus_release(&ep);
 	}
 	if (!doc)
-		return sd_error_set(err, ENOMEM, "cannot write '%s': out of memory", path);
+		sd_error_set(err, ENOMEM, "out of memory");
+	return doc;
+}
+
+int report_json(const char *path, const struct report *rep, struct sd_error *err)
+{
+	json_t *doc = report_summary_doc(rep, err);
+	FILE *f;
+	int ret = 0;
+
+	if (!doc)
+		return sd_error_wrap(err, "cannot write '%s'", path);
 	f = report_open(path, err);
 	if (!f) {
 		json_decref(doc);

@@ -32,6 +32,13 @@ int report_results_jsonl(const char *path, const struct report *rep, struct sd_e
 int report_junit(const char *path, const struct report *rep, struct sd_error *err);
 /* The summary as JSON (what report_table shows). */
 int report_json(const char *path, const struct report *rep, struct sd_error *err);
+/* What report_json and report_results_jsonl write, as values (for a front
+ * end that sends them rather than writing files): the summary document, and
+ * an array of the result records in the file's order. NULL with *err. */
+json_t *report_summary_doc(const struct report *rep, struct sd_error *err);
+json_t *report_results_array(const struct report *rep, struct sd_error *err);
+/* Significant digits of scores in the JSON reports (json_dumps flag). */
+#define REPORT_REAL_DIGITS 15
 
 /* A run's lint figures (lint_summarize) as lines of the summary table:
  * pass rate (counts apart), per class, categories. */

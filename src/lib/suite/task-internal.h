@@ -64,6 +64,20 @@ struct tk_list {
 /* A zeroed task at the end of the list, or NULL on ENOMEM. */
 struct task *tk_list_add(struct tk_list *l);
 void tk_task_release(struct task *t);
+void tk_list_release(struct tk_list *l);
+/* The loaded list L as *SET: no duplicate ids, the suite hash. L is taken
+ * over (emptied), also on failure (then released). 0 or -1. */
+int tk_set_finish(struct tk_list *l, enum task_format format, struct task_set *set, struct sd_error *err);
+
+/* What a HumanEval or MBPP record is, from its fields. */
+enum tk_kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP, KIND_HUMANEVAL_X, KIND_MULTIPLE };
+enum tk_kind tk_record_kind(json_t *obj);
+/* The task set's format for records of KIND (HumanEval-X and MultiPL-E are program tasks). */
+enum task_format tk_kind_format(enum tk_kind kind);
+/* One record of a HumanEval or MBPP file into the list; *KIND (KIND_UNKNOWN
+ * for the first record) is the file's format, every record held to it. */
+int tk_add_record(json_t *obj, const struct tk_where *w, enum tk_kind *kind, struct tk_list *l,
+		  struct sd_error *err);
 
 /* Per-format record converters: OBJ (a HumanEval or MBPP record) into *T
  * (zeroed by the caller; released by the caller on failure). */
@@ -83,6 +97,10 @@ bool tk_evalplus_detect(const char *text, size_t len);
 int tk_evalplus_load(const char *path, const char *text, size_t len, struct tk_list *l, struct sd_error *err);
 /* A native suite: DIR holds task.json, or one directory per task. */
 int tk_native_load(const char *dir, struct tk_list *out, struct sd_error *err);
+/* One native task given as a JSON object (task.json's format) rather than
+ * read from a directory: WHERE names it in messages ("tasks[0]") and is its
+ * origin; its id is required, and a text field naming a file is refused. */
+int tk_native_object(json_t *root, const char *where, struct tk_list *out, struct sd_error *err);
 
 /* ---- native suites (task-native.c, task-native-check.c) ---- */
 

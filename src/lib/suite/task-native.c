@@ -79,6 +79,9 @@ static int read_beside(struct tk_native *c, const char *jpath, const char *name,
 	size_t len = 0;
 	char *lf;
 
+	if (!c->dir)
+		return tk_nfail(c, jpath, "'%.255s': a task given inline cannot name a file; give the text itself "
+				"({\"text\": \"...\"})", name);
 	if (name[0] == '/' || strcmp(name, "..") == 0 || strncmp(name, "../", 3) == 0 ||
 	    strstr(name, "/../") || (strlen(name) >= 3 && strcmp(name + strlen(name) - 3, "/..") == 0))
 		return tk_nfail(c, jpath, "'%.255s': expected a file name relative to the task directory, without '..'",
@@ -424,6 +427,8 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 			return tk_nfail(c, "image", "expected NAME or NAME@sha256:<64 hex digits>, got '%.80s'%s%s",
 					image, ie.msg[0] ? ": " : "", ie.msg);
 	}
+	if (!id)
+		return tk_nfail(c, "id", "missing");
 	if (!tk_id_ok(id))
 		return tk_nfail(c, "id", "expected 1 to %d printable ASCII characters", TASK_ID_MAX);
 	if (!printable(class, 128))
@@ -447,7 +452,7 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 	t->language = strdup(langs[lang]);
 	t->entry_point = strdup(ep);
 	t->signature = sig ? strdup(sig) : NULL;
-	t->origin = strdup(c->dir);
+	t->origin = strdup(c->dir ? c->dir : c->file);
 	t->image = image ? strdup(image) : NULL;
 	if ((image && !t->image) || !t->id || !t->class || !t->language || !t->entry_point || (sig && !t->signature) || !t->origin)
 		return tk_nomem(c);
@@ -486,6 +491,23 @@ static int load_one(const char *dir, const char *name, struct tk_list *out, stru
 	json_decref(root);
 	if (r == 0 && !(slot = tk_list_add(out)))
 		r = sd_error_errno(err, ENOMEM, "cannot load '%s'", file);
+	if (r < 0) {
+		tk_task_release(&t);
+		return -1;
+	}
+	*slot = t;
+	return 0;
+}
+
+int tk_native_object(json_t *root, const char *where, struct tk_list *out, struct sd_error *err)
+{
+	struct tk_native c = { .file = where, .err = err };
+	struct task t = { 0 }, *slot;
+
+	int r = parse_task(&c, root, NULL, &t);
+
+	if (r == 0 && !(slot = tk_list_add(out)))
+		r = tk_nomem(&c);
 	if (r < 0) {
 		tk_task_release(&t);
 		return -1;

@@ -140,104 +140,160 @@ static int parse_sample(json_t *obj, const struct tk_where *w, const struct task
 	return 0;
 }
 
-static int load(struct jsonl *r, const struct task_set *tasks, struct sample_list *l,
-		struct tk_map *index, struct tk_map *ids, struct tk_map *counts, size_t *per_task,
-		struct sd_error *err)
+/* What loading one sample set keeps: the list, the task index, the ids seen. */
+struct sample_load {
+	const struct task_set *tasks;
+	struct sample_list l;
+	struct tk_map index, ids, counts;
+	size_t *per_task;
+	const char *what;	/* the file, or the JSON value's name */
+};
+
+/* One sample object into the list; W names where it came from, LINE is its
+ * line in the file (or its position in the array, from 1). */
+static int add_sample(struct sample_load *ld, json_t *obj, const struct tk_where *w, size_t line,
+		      struct sd_error *err)
 {
-	const char *path = jsonl_path(r);
+	struct sample_list *l = &ld->l;
+	struct sample *s;
+	size_t k, first = 0;
+	bool generated;
+	int ret;
+
+	if (!json_is_object(obj))
+		return tk_fail(w, NULL, err, EINVAL, "expected a sample (an object), got %s", tk_type_name(obj));
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct sample *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return sd_error_errno(err, ENOMEM, "cannot load '%s'", ld->what);
+		l->v = v;
+		l->cap = cap;
+	}
+	s = &l->v[l->n];
+	memset(s, 0, sizeof(*s));
+	s->line = line;
+	if (parse_sample(obj, w, ld->tasks, &ld->index, s, err) < 0) {
+		sample_free(s);
+		return -1;
+	}
+	l->n++;
+	/* the per-task counter: in per_task[] by task index, else in counts */
+	if (ld->tasks) {
+		tk_map_get(&ld->index, s->task_id, &k);
+		k = ld->per_task[k]++;
+	} else {
+		size_t *count = tk_map_slot(&ld->counts, s->task_id);
+
+		if (!count)
+			return sd_error_errno(err, ENOMEM, "cannot load '%s'", ld->what);
+		k = (*count)++;
+	}
+	generated = !s->sample_id;
+	if (generated && !(s->sample_id = xasprintf("%s/%zu", s->task_id, k)))
+		return sd_error_errno(err, ENOMEM, "cannot load '%s'", ld->what);
+	ret = tk_map_put(&ld->ids, s->sample_id, s->line, &first);
+	if (ret < 0)
+		return sd_error_errno(err, ENOMEM, "cannot load '%s'", ld->what);
+	if (ret == 1 && w->line)
+		return tk_fail(w, "sample_id", err, EEXIST, "duplicate sample id '%s'%s (first on line %zu)",
+			       s->sample_id, generated ? ", as numbered for a sample without one," : "", first);
+	if (ret == 1)	/* from a JSON array: LINE is the position from 1 */
+		return tk_fail(w, "sample_id", err, EEXIST, "duplicate sample id '%s'%s (first at %s[%zu])",
+			       s->sample_id, generated ? ", as numbered for a sample without one," : "", ld->what,
+			       first - 1);
+	return 0;
+}
+
+static int load(struct jsonl *r, struct sample_load *ld, struct sd_error *err)
+{
 	json_t *obj;
 	int n;
 
 	while ((n = jsonl_next(r, &obj, err)) > 0) {
-		struct tk_where w = { path, jsonl_line(r), NULL, 0, "" };
-		struct sample *s;
-		size_t k, first = 0;
-		bool generated;
-		int ret;
+		struct tk_where w = { ld->what, jsonl_line(r), NULL, 0, "" };
+		int ret = add_sample(ld, obj, &w, w.line, err);
 
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 256;
-			struct sample *v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v) {
-				json_decref(obj);
-				return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-			}
-			l->v = v;
-			l->cap = cap;
-		}
-		s = &l->v[l->n];
-		memset(s, 0, sizeof(*s));
-		s->line = w.line;
-		ret = parse_sample(obj, &w, tasks, index, s, err);
 		json_decref(obj);
-		if (ret < 0) {
-			sample_free(s);
-			return -1;
-		}
-		l->n++;
-		/* the per-task counter: in per_task[] by task index, else in counts */
-		if (tasks) {
-			tk_map_get(index, s->task_id, &k);
-			k = per_task[k]++;
-		} else {
-			size_t *count = tk_map_slot(counts, s->task_id);
-
-			if (!count)
-				return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-			k = (*count)++;
-		}
-		generated = !s->sample_id;
-		if (generated && !(s->sample_id = xasprintf("%s/%zu", s->task_id, k)))
-			return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-		ret = tk_map_put(ids, s->sample_id, s->line, &first);
 		if (ret < 0)
-			return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-		if (ret == 1)
-			return tk_fail(&w, "sample_id", err, EEXIST, "duplicate sample id '%s'%s (first on line %zu)",
-				       s->sample_id, generated ? ", as numbered for a sample without one," : "",
-				       first);
+			return -1;
 	}
 	return n;
+}
+
+static int load_begin(struct sample_load *ld, const struct task_set *tasks, const char *what,
+		      struct sd_error *err)
+{
+	memset(ld, 0, sizeof(*ld));
+	ld->tasks = tasks;
+	ld->what = what;
+	if (!tasks)
+		return 0;
+	ld->per_task = calloc(tasks->n ? tasks->n : 1, sizeof(*ld->per_task));
+	if (!ld->per_task)
+		return sd_error_errno(err, ENOMEM, "cannot load '%s'", what);
+	for (size_t i = 0; i < tasks->n; i++)
+		if (tk_map_put(&ld->index, tasks->tasks[i].id, i, NULL) < 0)
+			return sd_error_errno(err, ENOMEM, "cannot load '%s'", what);
+	return 0;
+}
+
+/* Hand the list over as *SET when RET is 0 (and it is not empty); free what loading kept. */
+static int load_end(struct sample_load *ld, int ret, struct sample_set *set, struct sd_error *err)
+{
+	if (ret == 0 && ld->l.n == 0)
+		ret = sd_error_set(err, EINVAL, "%s: no samples", ld->what);
+	tk_map_free(&ld->index);
+	tk_map_free(&ld->ids);
+	tk_map_free(&ld->counts);
+	free(ld->per_task);
+	if (ret < 0) {
+		list_free(&ld->l);
+		return -1;
+	}
+	set->samples = ld->l.v;
+	set->n = ld->l.n;
+	return 0;
 }
 
 int sample_set_load(const char *path, const struct task_set *tasks, struct sample_set *set,
 		    struct sd_error *err)
 {
-	struct sample_list l = { 0 };
-	struct tk_map index = { 0 }, ids = { 0 }, counts = { 0 };
-	cleanup_free size_t *per_task = NULL;
+	struct sample_load ld;
 	struct jsonl *r;
-	int ret = -1;
+	int ret = load_begin(&ld, tasks, path, err);
 
-	if (tasks) {
-		per_task = calloc(tasks->n ? tasks->n : 1, sizeof(*per_task));
-		if (!per_task)
-			return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-		for (size_t i = 0; i < tasks->n; i++) {
-			if (tk_map_put(&index, tasks->tasks[i].id, i, NULL) < 0) {
-				tk_map_free(&index);
-				return sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-			}
-		}
-	}
-	r = jsonl_open(path, err);
-	if (r) {
-		ret = load(r, tasks, &l, &index, &ids, &counts, per_task, err);
+	if (ret == 0) {
+		r = jsonl_open(path, err);
+		ret = r ? load(r, &ld, err) : -1;
 		jsonl_close(r);
 	}
-	if (ret == 0 && l.n == 0)
-		ret = sd_error_set(err, EINVAL, "%s: no samples", path);
-	tk_map_free(&index);
-	tk_map_free(&ids);
-	tk_map_free(&counts);
-	if (ret < 0) {
-		list_free(&l);
-		return -1;
+	return load_end(&ld, ret, set, err);
+}
+
+int sample_set_from_json(json_t *v, const char *where, const struct task_set *tasks, struct sample_set *set,
+			 struct sd_error *err)
+{
+	struct sample_load ld;
+	int ret = load_begin(&ld, tasks, where, err);
+	json_t *obj;
+	size_t i;
+
+	if (ret == 0 && !json_is_array(v))
+		ret = sd_error_set(err, EINVAL, "field '%s': expected an array of samples, got %s", where,
+				   tk_type_name(v));
+	if (ret == 0) {
+		json_array_foreach(v, i, obj) {
+			char at[300];
+			struct tk_where w = { at, 0, NULL, 0, "" };
+
+			snprintf(at, sizeof(at), "%s[%zu]", where, i);
+			if ((ret = add_sample(&ld, obj, &w, i + 1, err)) < 0)
+				break;
+		}
 	}
-	set->samples = l.v;
-	set->n = l.n;
-	return 0;
+	return load_end(&ld, ret, set, err);
 }
 
 void sample_set_release(struct sample_set *set)

@@ -313,7 +313,7 @@ void tk_task_release(struct task *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void list_release(struct tk_list *l)
+void tk_list_release(struct tk_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		tk_task_release(&l->v[i]);
@@ -321,9 +321,7 @@ static void list_release(struct tk_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-enum kind { KIND_UNKNOWN, KIND_HUMANEVAL, KIND_MBPP, KIND_HUMANEVAL_X, KIND_MULTIPLE };
-
-static enum kind record_kind(json_t *obj)
+enum tk_kind tk_record_kind(json_t *obj)
 {
 	if (json_object_get(obj, "canonical_solution") && json_object_get(obj, "entry_point"))
 		return KIND_HUMANEVAL;
@@ -336,11 +334,15 @@ static enum kind record_kind(json_t *obj)
 	return KIND_UNKNOWN;
 }
 
-/* One record of a HumanEval or MBPP file into the list. */
-static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, struct tk_list *l,
-		      struct sd_error *err)
+enum task_format tk_kind_format(enum tk_kind kind)
 {
-	enum kind k = record_kind(obj);
+	return kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : kind == KIND_MBPP ? TASK_MBPP : TASK_PROGRAM;
+}
+
+int tk_add_record(json_t *obj, const struct tk_where *w, enum tk_kind *kind, struct tk_list *l,
+		  struct sd_error *err)
+{
+	enum tk_kind k = tk_record_kind(obj);
 	struct task *t;
 	int r;
 
@@ -372,7 +374,7 @@ static int add_record(json_t *obj, const struct tk_where *w, enum kind *kind, st
 	return r;
 }
 
-static int load_jsonl(const char *path, enum kind *kind, struct tk_list *l, struct sd_error *err)
+static int load_jsonl(const char *path, enum tk_kind *kind, struct tk_list *l, struct sd_error *err)
 {
 	struct jsonl *r = jsonl_open(path, err);
 	json_t *obj;
@@ -382,7 +384,7 @@ static int load_jsonl(const char *path, enum kind *kind, struct tk_list *l, stru
 		return -1;
 	while ((n = jsonl_next(r, &obj, err)) > 0) {
 		struct tk_where w = { path, jsonl_line(r), NULL, 0, "" };
-		int ret = add_record(obj, &w, kind, l, err);
+		int ret = tk_add_record(obj, &w, kind, l, err);
 
 		json_decref(obj);
 		if (ret < 0) {
@@ -394,7 +396,7 @@ static int load_jsonl(const char *path, enum kind *kind, struct tk_list *l, stru
 	return n;
 }
 
-static int load_array(const char *path, const char *text, size_t len, enum kind *kind,
+static int load_array(const char *path, const char *text, size_t len, enum tk_kind *kind,
 		      struct tk_list *l, struct sd_error *err)
 {
 	json_error_t jerr;
@@ -424,7 +426,7 @@ static int load_array(const char *path, const char *text, size_t len, enum kind 
 			ret = tk_fail(&w, NULL, err, EINVAL, "expected an object, got %s", tk_type_name(obj));
 			break;
 		}
-		ret = add_record(obj, &w, kind, l, err);
+		ret = tk_add_record(obj, &w, kind, l, err);
 		if (ret < 0)
 			break;
 	}
@@ -435,7 +437,7 @@ static int load_array(const char *path, const char *text, size_t len, enum kind 
 static int load_file(const char *path, struct tk_list *l, enum task_format *format, struct sd_error *err)
 {
 	cleanup_free char *text = NULL;
-	enum kind kind = KIND_UNKNOWN;
+	enum tk_kind kind = KIND_UNKNOWN;
 	size_t len = 0, i = 0;
 	int r;
 
@@ -463,7 +465,7 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 		return -1;
 	if (l->n == 0)
 		return sd_error_set(err, EINVAL, "%s: no tasks", path);
-	*format = kind == KIND_HUMANEVAL ? TASK_HUMANEVAL : kind == KIND_MBPP ? TASK_MBPP : TASK_PROGRAM;
+	*format = tk_kind_format(kind);
 	return 0;
 }
 
@@ -570,13 +572,40 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 
 /* ---- the public API ---- */
 
+int tk_set_finish(struct tk_list *l, enum task_format format, struct task_set *set, struct sd_error *err)
+{
+	struct tk_map ids = { 0 };
+	char hex[65];
+	int r = 0;
+
+	for (size_t i = 0; i < l->n && r == 0; i++) {
+		size_t first = 0;
+
+		r = tk_map_put(&ids, l->v[i].id, i, &first);
+		if (r < 0)
+			sd_error_errno(err, ENOMEM, "cannot load '%s'", l->v[i].origin);
+		else if (r == 1)
+			r = sd_error_set(err, EEXIST, "%s: duplicate task id '%s' (first at %s)", l->v[i].origin,
+					 l->v[i].id, l->v[first].origin);
+	}
+	tk_map_free(&ids);
+	if (r < 0 || suite_hash(l, format, hex, err) < 0) {
+		tk_list_release(l);
+		return -1;
+	}
+	set->tasks = l->v;
+	set->n = l->n;
+	set->format = format;
+	memcpy(set->hash, hex, sizeof(set->hash));
+	memset(l, 0, sizeof(*l));
+	return 0;
+}
+
 int task_set_load(const char *path, struct task_set *set, struct sd_error *err)
 {
 	struct tk_list l = { 0 };
-	struct tk_map ids = { 0 };
 	struct stat sb;
 	enum task_format format = TASK_NATIVE;
-	char hex[65];
 	int r;
 
 	if (stat(path, &sb) < 0)
@@ -585,44 +614,18 @@ int task_set_load(const char *path, struct task_set *set, struct sd_error *err)
 		r = tk_native_load(path, &l, err);
 	else
 		r = load_file(path, &l, &format, err);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < l.n; i++) {
-		size_t first = 0;
-
-		r = tk_map_put(&ids, l.v[i].id, i, &first);
-		if (r < 0) {
-			sd_error_errno(err, ENOMEM, "cannot load '%s'", path);
-			goto fail;
-		}
-		if (r == 1) {
-			sd_error_set(err, EEXIST, "%s: duplicate task id '%s' (first at %s)", l.v[i].origin,
-				     l.v[i].id, l.v[first].origin);
-			r = -1;
-			goto fail;
-		}
+	if (r < 0) {
+		tk_list_release(&l);
+		return -1;
 	}
-	if (suite_hash(&l, format, hex, err) < 0) {
-		r = -1;
-		goto fail;
-	}
-	tk_map_free(&ids);
-	set->tasks = l.v;
-	set->n = l.n;
-	set->format = format;
-	memcpy(set->hash, hex, sizeof(set->hash));
-	return 0;
-fail:
-	tk_map_free(&ids);
-	list_release(&l);
-	return -1;
+	return tk_set_finish(&l, format, set, err);
 }
 
 void task_set_release(struct task_set *set)
 {
 	struct tk_list l = { set->tasks, set->n, set->n };
 
-	list_release(&l);
+	tk_list_release(&l);
 	memset(set, 0, sizeof(*set));
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 
 /* TASK_PROGRAM: HumanEval-X's and MultiPL-E's C++ and JavaScript tasks,
@@ -114,6 +116,17 @@ static inline int64_t sample_shard_size(int64_t n, int shard, int shards)
 int sample_set_load(const char *path, const struct task_set *tasks, struct sample_set *set,
 		    struct sd_error *err);
 void sample_set_release(struct sample_set *set);
+
+/* The same, given as JSON values (a service's request) rather than files:
+ * the same fields, checks and messages, each naming where it is found from
+ * WHERE ("tasks[2]: field 'entry_point': missing"). Tasks: one task object
+ * or an array of them, each a HumanEval or MBPP record or a native task in
+ * task.json's format (its "id" required, every text inline: a field naming
+ * a file is refused). Samples: an array of sample_set_load's objects. 0, or
+ * -1 on the first problem (nothing is half-loaded). */
+int task_set_from_json(json_t *v, const char *where, struct task_set *set, struct sd_error *err);
+int sample_set_from_json(json_t *v, const char *where, const struct task_set *tasks, struct sample_set *set,
+			 struct sd_error *err);
 
 const char *test_tier_name(enum test_tier t);
 const char *test_visibility_name(enum test_visibility v);
