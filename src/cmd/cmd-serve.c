@@ -12,7 +12,7 @@
 
 static const char serve_usage[] =
 	"usage: sandeval serve [--listen ADDR:PORT|unix:PATH] [--token-file FILE] [--max-concurrency N]\n"
-	"                      [--queue N] [--db FILE] [--backend native|gvisor] [--max-body SIZE]\n"
+	"                      [--queue N] [--db PATH|URL] [--backend native|gvisor] [--max-body SIZE]\n"
 	"                      [--log FILE] [--suite NAME=PATH]... [--memory SIZE] [--max-memory SIZE]\n"
 	"                      [--max-time SECONDS] [--output SIZE] [--drain-timeout SECONDS]\n"
 	"\n"
@@ -31,7 +31,9 @@ static const char serve_usage[] =
 	"                          file's one line (at least 16 characters); compared in constant time\n"
 	"  --max-concurrency N     worker processes, so requests running at once (default: the CPUs)\n"
 	"  --queue N               requests waiting for a worker (default 64); beyond: 503 and Retry-After\n"
-	"  --db FILE               the store of /v1/evaluate's runs (default sandeval.db)\n"
+	"  --db PATH|URL           the store of /v1/evaluate's runs: an SQLite file or a\n"
+	"                          postgresql:// URL (docs/scale.md); default $SANDEVAL_DB,\n"
+	"                          else sandeval.db\n"
 	"  --backend NAME          native (default) or gvisor, for every sandbox\n"
 	"  --max-body SIZE         largest request body (default 16M); larger: 413\n"
 	"  --log FILE              append one JSON line per request (the access log)\n"
@@ -93,10 +95,11 @@ int cmd_serve(int argc, char **argv)
 
 	serve_options_init(&o);
 	o.version = SANDEVAL_VERSION;
+	o.db = cmd_default_db();
 	o.note = on_note;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		const char *v = optarg;
 		long n;
 		double d;
@@ -144,6 +147,7 @@ int cmd_serve(int argc, char **argv)
 			o.suites[o.n_suites++] = (struct serve_suite){ .name = optarg, .path = eq + 1 };
 			break;
 		}
+		case 'h':
 		case OPT_HELP:
 			fputs(serve_usage, stdout);
 			return 0;

@@ -623,6 +623,29 @@ EOF
 	stop_server
 }
 
+@test "/v1/evaluate with --db a postgresql:// URL: the run is recorded there, GET /v1/runs/{id} and sandeval export read it" {
+	[[ -n ${SANDEVAL_PG_URL-} ]] || skip "postgres: no PostgreSQL server (SANDEVAL_PG_URL; tests/run.sh starts one)"
+	local db=sd_serve_$$_$RANDOM pg id
+	psql -X -q -v ON_ERROR_STOP=1 "$SANDEVAL_PG_URL" -c "CREATE DATABASE $db" >/dev/null || flunk "cannot create $db"
+	pg=$(sed -E "s#^(postgres(ql)?://[^/?]*)/[^?]*#\1/$db#" <<<"$SANDEVAL_PG_URL")
+	make_inline
+	start_server --max-concurrency 1 --db "$pg"
+	post /v1/evaluate @inline.json
+	[[ $code == 200 ]] || flunk "HTTP $code: $json"
+	cp answer served.json
+	id=$(jq -r .run_id served.json)
+	[[ $(psql -X -qAt "$pg" -c "SELECT count(*) FROM sandeval.samples WHERE run_id = '$id'") == $(jq '.samples | length' inline.json) ]] ||
+		flunk "the run's samples are not in PostgreSQL"
+	get "/v1/runs/$id"
+	[[ $code == 200 ]] || flunk "GET: HTTP $code"
+	diff <(jq -S 'del(.warnings)' served.json) <(jq -S . answer) >diff.txt || flunk "GET differs: $(head -20 diff.txt)"
+	"$SANDEVAL" export "$id" --db "$pg" -o export.json 2>err.txt || flunk "export: $(cat err.txt)"
+	[[ $(jq '.samples | length' export.json) == $(jq '.samples | length' inline.json) ]] || flunk "export: $(head -c 300 export.json)"
+	[[ ! -e serve.db ]] || flunk "an SQLite file was made beside the URL"
+	stop_server
+	psql -X -q "$SANDEVAL_PG_URL" -c "DROP DATABASE $db WITH (FORCE)" >/dev/null
+}
+
 @test "/readyz: ready once the store opens and the canaries pass; /metrics is Prometheus text" {
 	start_server --max-concurrency 1
 	local i
