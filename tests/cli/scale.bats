@@ -26,7 +26,7 @@ setup() {
 teardown() {
 	# a test that stopped the cluster starts it again, whatever happened
 	if [[ -n ${PG_STOPPED-} ]]; then
-		"$PG_SH" start "$SANDEVAL_PG_DIR" >/dev/null
+		pg_start
 		PG_STOPPED=
 	fi
 	# shards left running by a failed test
@@ -52,6 +52,19 @@ need_pg() {
 
 need_data() {
 	[[ -r $HE && -r $CODEGEN ]] || skip "data: no HumanEval data or CodeGen-16B samples under '$DATA' (set SANDEVAL_DATA)"
+}
+
+# pg_start: start the cluster again. The server must not hold any descriptor
+# of bats' (its TAP pipe on fd 3 and others): bats waits for them to close,
+# so a server that inherited one would hold the whole suite until it stops.
+pg_start() {
+	(
+		for fd in /proc/$BASHPID/fd/*; do
+			fd=${fd##*/}
+			((fd > 2)) && eval "exec $fd>&-"
+		done
+		exec "$PG_SH" start "$SANDEVAL_PG_DIR"
+	) </dev/null >/dev/null
 }
 
 # url_of URL DB: URL naming database DB instead
@@ -215,7 +228,7 @@ pass_at_k() {
 	PG_STOPPED=1
 	"$PG_SH" stop "$SANDEVAL_PG_DIR" || flunk "cannot stop the cluster"
 	sleep 3
-	"$PG_SH" start "$SANDEVAL_PG_DIR" >/dev/null || flunk "cannot start the cluster"
+	pg_start || flunk "cannot start the cluster"
 	PG_STOPPED=
 	for p in $BG_PIDS; do wait "$p" || flunk "a shard failed across the restart"; done
 	BG_PIDS=
@@ -240,7 +253,7 @@ pass_at_k() {
 	grep -q "gave up reconnecting after 4 s" again.err || flunk "no giving up: $(cat again.err)"
 	grep -q "database 'sd_scale_restart' on host '127.0.0.1' port [0-9]" again.err || flunk "host and database not named: $(cat again.err)"
 	grep -q "pg-test-s3cret" again.err && flunk "the password is in the message"
-	"$PG_SH" start "$SANDEVAL_PG_DIR" >/dev/null || flunk "cannot start the cluster"
+	pg_start || flunk "cannot start the cluster"
 	PG_STOPPED=
 	# started again (the engine's retry): it finishes what is left
 	"$SANDEVAL" run --db "$tcp" --run-id again --shard 0/1 --tasks "$HE" --samples fiftyfive.jsonl --no-lint \
