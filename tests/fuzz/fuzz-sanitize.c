@@ -9,8 +9,9 @@
  *     consistent: changed exactly when some rule fired, the text
  *     NUL-terminated at its length;
  *   - the sanitizer writes no code of its own: the lines it returns are
- *     lines of the input, in their order (the last may have lost trailing
- *     blanks; a whole program after a prompt may start with an empty line);
+ *     lines of the input, in their order (less leading blanks where a
+ *     fenced block was dedented; a whole program after a prompt may start
+ *     with an empty line);
  *   - a completion made only of indented lines, without a fence, is left as
  *     given (a HumanEval body);
  *   - the same input gives the same answer.
@@ -38,15 +39,19 @@ static bool line_at(const char *s, size_t n, size_t *pos, const char **l, size_t
 	return true;
 }
 
-static bool blank_tail(const char *s, size_t n)
+/* Is LO line LI, but for leading blanks (a fenced block dedented)? */
+static bool same_line(const char *lo, size_t lo_n, const char *li, size_t li_n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return false;
-	return true;
+	for (size_t k = 0; k + lo_n <= li_n; k++) {
+		if (k + lo_n == li_n && memcmp(li + k, lo, lo_n) == 0)
+			return true;
+		if (li[k] != ' ' && li[k] != '\t')
+			break;
+	}
+	return false;
 }
 
-/* Every line of OUT is a line of IN, in order; the last may be one cut before trailing blanks. */
+/* Every line of OUT is a line of IN, in order (see same_line). */
 static bool lines_of(const char *out, size_t out_n, const char *in, size_t in_n, bool may_start_empty)
 {
 	size_t po = 0, pi = 0, lo_n, li_n;
@@ -55,12 +60,10 @@ static bool lines_of(const char *out, size_t out_n, const char *in, size_t in_n,
 	if (may_start_empty && out_n && out[0] == '\n')
 		po = 1;
 	while (line_at(out, out_n, &po, &lo, &lo_n)) {
-		bool last = po >= out_n, found = false;
+		bool found = false;
 
 		while (!found && line_at(in, in_n, &pi, &li, &li_n))
-			found = (li_n == lo_n && memcmp(li, lo, lo_n) == 0) ||
-				(last && li_n > lo_n && memcmp(li, lo, lo_n) == 0 && blank_tail(li + lo_n, li_n - lo_n)) ||
-				(lo_n > 0 && lo[lo_n - 1] == '\r' && li_n + 1 == lo_n && memcmp(li, lo, li_n) == 0);
+			found = same_line(lo, lo_n, li, li_n);
 		if (!found)
 			return false;
 	}

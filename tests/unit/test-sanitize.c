@@ -55,6 +55,10 @@ static void test_fence_with_language_tag(void **state)
 	/* ~~~, a longer fence, indentation, an info string after the tag, CRLF */
 	assert_san("def f(x):\r\n    return 2\r\n", "Sure.\r\n  ~~~~ py title=x\r\ndef f(x):\r\n    return 2\r\n  ~~~~\r\n",
 		   "python", "f", NULL);
+	/* a block indented as its fence (an answer in a markdown list): dedented */
+	assert_san("import os\n\ndef f(x):\n    return x\n",
+		   "1. The code:\n\n   ```python\n   import os\n\n   def f(x):\n       return x\n   ```\n2. Done.\n", "python",
+		   "f", NULL);
 }
 
 static void test_fence_without_tag(void **state)
@@ -99,6 +103,10 @@ static void test_chatter_before_and_after_without_fences(void **state)
 	/* an apostrophe in prose does not open a string that swallows the code */
 	assert_san("def f(x):\n    return x\n", "Here's it\ndef f(x):\n    return x\nThat's all, it's done.\n", "python",
 		   "f", NULL);
+	/* prose starting with '@' is no decorator of the def after it */
+	assert_san("@functools.lru_cache(None)\n@ cache # c\ndef f(x):\n    return x\n",
+		   "@user thanks!\n@functools.lru_cache(None)\n@ cache # c\ndef f(x):\n    return x\n@decorator of nothing\ny = 1\n",
+		   "python", "f", NULL);
 	/* a bracket left open by prose is closed by the def after it */
 	assert_san("def f(x):\n    return x\n", "Note (see below\ndef f(x):\n    return x\n", "python", "f", NULL);
 	/* prose before a completion's body, and after it */
@@ -212,6 +220,8 @@ static void test_strings_and_comments_are_not_statements(void **state)
 	assert_san("def f():\n    s = '''\nprint(\"x\")\ndef g(): pass\n'''\n    # print(2)\n    return s\n",
 		   "def f():\n    s = '''\nprint(\"x\")\ndef g(): pass\n'''\n    # print(2)\n    return s\n# done\nprint(3)\n",
 		   "python", "f", NULL);
+	/* the last line kept whole, trailing blanks and its newline with it */
+	assert_san("def f():\n    return 1  \t\n", "def f():\n    return 1  \t\n\n  \nprint(2)\n", "python", "f", NULL);
 	/* a backslash continuation at column 0 */
 	assert_san("X = 1 + \\\n2\ndef f():\n    return X\n", "X = 1 + \\\n2\ndef f():\n    return X\nprint(X)\n", "python",
 		   "f", NULL);
@@ -235,7 +245,7 @@ static void test_invalid_utf8_passes_through(void **state)
 
 static void test_huge_input(void **state)
 {
-	size_t n = 4u << 20, len = 0;
+	size_t n = SANITIZE_MAX_INPUT, len = 0;
 	char *text = malloc(SANITIZE_MAX_INPUT + 2), *got;
 	static const char def[] = "def f(x):\n    return x\n";
 
@@ -250,7 +260,7 @@ static void test_huge_input(void **state)
 	got = san_len(text, len, "python", "f", NULL);
 	assert_string_equal(got, def);
 	free(got);
-	/* one line of 4 MiB of brackets and quotes */
+	/* one line of 1 MiB of brackets */
 	memset(text, '(', n);
 	memcpy(text, def, sizeof(def) - 1);
 	got = san_len(text, n, "python", "f", NULL);

@@ -75,6 +75,7 @@ struct scan {
 	size_t ntok;
 	enum tok prev;
 	bool expect_name, maybe_assign, assigned, after_colon;
+	bool decorator;			/* the statement's line is a decorator's */
 	size_t target[MAX_TARGETS];
 	size_t n_target;
 	bool oom;
@@ -208,9 +209,38 @@ static void add_def(struct scan *sc, size_t name)
 	sc->names[name].first_def = sc->n_defs++;
 }
 
-/* A new statement from line I (the previous one ends there); a pending
- * decorator goes on into the def or class it decorates. */
-static void start_stmt(struct scan *sc, size_t i)
+static bool word_at(const char *p, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 && ((size_t)(e - p) == n || !id_char((unsigned char)p[n]));
+}
+
+/* A decorator's line: '@', a dotted name, then nothing, a comment or a
+ * call's '(' ("@cache", "@functools.lru_cache(None)"; not prose's "@user thanks"). */
+static bool decorator_line(const char *p, const char *e)
+{
+	if (p == e || *p++ != '@')
+		return false;
+	for (;;) {
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == e || !id_start((unsigned char)*p))
+			return false;
+		while (p < e && id_char((unsigned char)*p))
+			p++;
+		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p == e || *p == '#' || *p == '(')
+			return true;
+		if (*p++ != '.')
+			return false;
+	}
+}
+
+/* A new statement from line I, X[P, E) (the previous one ends there); a
+ * pending decorator goes on into the decorator, def or class after it. */
+static void start_stmt(struct scan *sc, size_t i, const char *p, const char *e)
 {
 	struct py_stmt *cur = &sc->st[sc->n_st - 1];
 
@@ -219,8 +249,12 @@ static void start_stmt(struct scan *sc, size_t i)
 	sc->prev = T_OTHER;
 	sc->expect_name = sc->maybe_assign = sc->assigned = sc->after_colon = false;
 	sc->n_target = 0;
-	if (cur->kind == K_DECOR)
+	sc->decorator = decorator_line(p, e);
+	if (cur->kind == K_DECOR &&
+	    (sc->decorator || word_at(p, e, "def") || word_at(p, e, "class") || word_at(p, e, "async")))
 		return;
+	if (cur->kind == K_DECOR)
+		cur->kind = K_OTHER;	/* a decorator of nothing */
 	cur->end = i;
 	if (!grow((void **)&sc->st, &sc->cap_st, sc->n_st + 1, sizeof(*sc->st))) {
 		sc->oom = true;
@@ -244,7 +278,7 @@ static void token(struct scan *sc, enum tok t, size_t off, size_t n)
 	}
 	if (sc->ntok++ == 0) {
 		if (t == T_AT)
-			cur->kind = K_DECOR;
+			cur->kind = sc->decorator ? K_DECOR : K_OTHER;
 		else if (t != T_NAME)
 			cur->kind = K_OTHER;
 		else if (word_is(w, n, "import") || word_is(w, n, "from"))
@@ -481,7 +515,7 @@ static void scan(struct scan *sc)
 				continue;	/* blank or a comment: no token */
 		} else if (q == p && !sc->cont && (sc->depth == 0 || opens_statement(p, e))) {
 			sc->depth = 0;
-			start_stmt(sc, i);
+			start_stmt(sc, i, p, e);
 		}
 		tokens(sc, p, e);
 		sc->code[i] = true;
@@ -645,15 +679,15 @@ int sz_python(const char *x, size_t len, const char *entry, bool body, struct sz
 		if (emit(&sc, sc.st[k].first, sc.st[k].end, out) < 0)
 			goto oom;
 	}
-	/* no blank lines at the end: the text ends with its last line of code */
+	/* no blank lines at the end: the text ends with its last line of code, whole */
 	{
-		size_t end = out->len, keep;
+		size_t end = out->len;
+		const char *nl;
 
 		while (end > base && memchr(" \t\r\n", out->p[end - 1], 4))
 			end--;
-		keep = end < out->len && out->p[end] == '\r' ? 2 : 1;	/* its own line ending */
-		if (end > base && end + keep <= out->len) {
-			out->len = end + keep;
+		if (end > base && (nl = memchr(out->p + end, '\n', out->len - end))) {
+			out->len = (size_t)(nl - out->p) + 1;
 			out->p[out->len] = '\0';
 		}
 	}

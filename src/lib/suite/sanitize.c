@@ -1,6 +1,7 @@
 /* sanitize.c - model output cleaned before scoring: the fenced block chosen, then Python's pass; every sample of a set (docs/sanitize.md) */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,15 +69,16 @@ struct line {
 };
 
 /* A fence at line L: its character and length (3 or more backticks or
- * tildes after indentation), its info string's first word in *TAG, *TAG_N;
- * 0 when L is no fence. */
-static size_t fence(const struct line *l, char *ch, const char **tag, size_t *tag_n)
+ * tildes after indentation: *IND blanks), its info string's first word in
+ * *TAG, *TAG_N; 0 when L is no fence. */
+static size_t fence(const struct line *l, char *ch, size_t *ind, const char **tag, size_t *tag_n)
 {
 	const char *p = l->p, *q;
 	size_t n;
 
 	while (p < l->e && (*p == ' ' || *p == '\t'))
 		p++;
+	*ind = (size_t)(p - l->p);
 	if (p == l->e || (*p != '`' && *p != '~'))
 		return 0;
 	for (q = p; q < l->e && *q == *p; q++)
@@ -93,11 +95,24 @@ static size_t fence(const struct line *l, char *ch, const char **tag, size_t *ta
 	return n;
 }
 
+/* Line L without up to IND leading blanks: a fenced block's content is
+ * indented as its fence is (CommonMark), an answer in a markdown list. */
+static struct line dedent(const struct line *l, size_t ind)
+{
+	struct line d = *l;
+
+	for (size_t i = 0; i < ind && d.p < d.e && (*d.p == ' ' || *d.p == '\t'); i++)
+		d.p++;
+	return d;
+}
+
 /* Does line L define the entry point? Python: "def E(" at column 0. C and
  * JavaScript: at column 0, E followed by '(' or '=' with no '(' before it
  * ("int E(int n) {", "function E(x) {", "const E = (x) =>"; not "console.log(E(1))"). */
-static bool defines(const struct line *l, const char *entry, enum lang lang)
+static bool defines(const struct line *line, size_t ind, const char *entry, enum lang lang)
 {
+	struct line dl = dedent(line, ind);
+	const struct line *l = &dl;
 	size_t n = strlen(entry);
 
 	if (lang == L_PYTHON)
@@ -148,14 +163,15 @@ static struct line *split(const char *text, size_t len, size_t *n_out)
 
 struct block {
 	size_t first, end;		/* content lines [first, end) */
+	size_t ind;			/* the opening fence's indentation */
 	bool fits, defines;
 	size_t code;			/* non-blank lines */
 };
 
-/* Rule 1-3: the fenced block to keep, as [*FROM, *TO) of the text; false
- * when the text holds no fence. */
-static int choose_block(const struct line *l, size_t n, const char *entry, enum lang lang, const char **from,
-			const char **to, bool *fenced)
+/* Rules 2 and 3: the fenced block to keep, lines [*FIRST, *END) dedented by
+ * *IND; *FENCED false when the text holds no fence. -1 on ENOMEM. */
+static int choose_block(const struct line *l, size_t n, const char *entry, enum lang lang, size_t *first,
+			size_t *end, size_t *ind, bool *fenced)
 {
 	struct block *b = calloc(n / 2 + 1, sizeof(*b)), *best = NULL;
 	size_t nb = 0, i = 0;
@@ -167,7 +183,7 @@ static int choose_block(const struct line *l, size_t n, const char *entry, enum 
 	while (i < n) {
 		char ch, ch2;
 		const char *tag, *tag2;
-		size_t tag_n, tag2_n, len = fence(&l[i], &ch, &tag, &tag_n), len2;
+		size_t tag_n, tag2_n, ind2, len = fence(&l[i], &ch, &b[nb].ind, &tag, &tag_n), len2;
 		struct block *cur;
 
 		if (!len) {
@@ -181,9 +197,9 @@ static int choose_block(const struct line *l, size_t n, const char *entry, enum 
 		any_fits |= cur->fits;
 		/* the content, up to a closing fence (the same character, at least as long, nothing after) or the end */
 		for (; i < n; i++) {
-			if ((len2 = fence(&l[i], &ch2, &tag2, &tag2_n)) >= len && ch2 == ch && tag2 == l[i].e)
+			if ((len2 = fence(&l[i], &ch2, &ind2, &tag2, &tag2_n)) >= len && ch2 == ch && tag2 == l[i].e)
 				break;
-			if (entry && defines(&l[i], entry, lang))
+			if (entry && defines(&l[i], cur->ind, entry, lang))
 				cur->defines = true;
 			if (l[i].p != l[i].e)
 				cur->code++;
@@ -207,10 +223,31 @@ static int choose_block(const struct line *l, size_t n, const char *entry, enum 
 			best = &b[k];	/* else the longest, the first of equals */
 	}
 	if (best) {
-		*to = best->end < n ? l[best->end].p : l[n - 1].next;
-		*from = best->first < n ? l[best->first].p : *to;
+		*first = best->first;
+		*end = best->end;
+		*ind = best->ind;
 	}
 	free(b);
+	return 0;
+}
+
+/* Lines [FIRST, END) of L in OUT, each without IND leading blanks when
+ * every line that is not blank has them (a block indented as its fence),
+ * else as they are (a fence indented alone: dedenting would break the code). */
+static int block_text(const struct line *l, size_t n, size_t first, size_t end, size_t ind, struct sz_buf *out)
+{
+	for (size_t i = first; i < end && i < n && ind; i++) {
+		struct line d = dedent(&l[i], ind);
+
+		if (d.p != d.e && d.p - l[i].p < (ptrdiff_t)ind)
+			ind = 0;
+	}
+	for (size_t i = first; i < end && i < n; i++) {
+		struct line d = dedent(&l[i], ind);
+
+		if (sz_buf_add(out, d.p, (size_t)(l[i].next - d.p)) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -244,9 +281,9 @@ int sanitize_text(const char *text, size_t len, const struct sanitize_spec *spec
 	enum lang lang = lang_of(spec->language);
 	const char *entry = spec->entry_point && *spec->entry_point ? spec->entry_point : NULL;
 	const char *from = text, *to = text + len;
-	struct sz_buf buf = { 0 };
+	struct sz_buf buf = { 0 }, block = { 0 };
 	struct line *lines;
-	size_t n_lines;
+	size_t n_lines, first = 0, end = 0, ind = 0;
 	unsigned rules = 0;
 	bool fenced, body = false;
 
@@ -255,25 +292,33 @@ int sanitize_text(const char *text, size_t len, const struct sanitize_spec *spec
 		return 0;
 	if (!(lines = split(text, len, &n_lines)))
 		return sd_error_set(err, ENOMEM, "out of memory");
-	if (choose_block(lines, n_lines, entry, lang, &from, &to, &fenced) < 0) {
+	if (choose_block(lines, n_lines, entry, lang, &first, &end, &ind, &fenced) < 0 ||
+	    (fenced && block_text(lines, n_lines, first, end, ind, &block) < 0)) {
 		free(lines);
+		free(block.p);
 		return sd_error_set(err, ENOMEM, "out of memory");
 	}
 	free(lines);
-	if (fenced)
+	if (fenced) {
 		rules |= SANITIZE_FENCE;
+		from = block.p ? block.p : "";
+		to = from + block.len;
+	}
 	if (lang == L_PYTHON) {
 		/* a body that follows the prompt's signature, or a whole program */
 		body = spec->prompt && entry && py_defines_in(spec->prompt, strlen(spec->prompt), entry) &&
 		       !py_defines_in(from, (size_t)(to - from), entry);
 		if (sz_python(from, (size_t)(to - from), entry, body, &buf, &rules, err) < 0) {
+			free(block.p);
 			free(buf.p);
 			return -1;
 		}
 	} else if (sz_buf_add(&buf, from, (size_t)(to - from)) < 0) {
+		free(block.p);
 		free(buf.p);
 		return sd_error_set(err, ENOMEM, "out of memory");
 	}
+	free(block.p);
 	/* nothing taken off, or nothing left: the text as given */
 	if (!rules || blank(buf.p ? buf.p : "", buf.len)) {
 		free(buf.p);
