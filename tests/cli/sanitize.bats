@@ -56,7 +56,7 @@ add_samples() {
 	add_samples
 	run_eval --tasks tasks.jsonl --samples samples.jsonl --no-lint --sanitize --out out.jsonl
 	((rc == 0)) || flunk "exit $rc"
-	[[ $err == *"--sanitize changed 4 of 5 samples"* ]] || flunk "no count of the changed samples"
+	[[ $err == *"sanitize: 4 of 5 samples changed"* ]] || flunk "no count of the changed samples"
 	[[ $(jq -r 'select(.passed) | .sample_id' out.jsonl | sort | tr '\n' ' ') == "chatty clean fenced repeated " ]] ||
 		flunk "passed: $(jq -r 'select(.passed) | .sample_id' out.jsonl)"
 	# the completion as the file gave it, and what was scored

@@ -224,7 +224,7 @@ static int sanitize_samples(struct run *r, struct sd_error *err)
 
 	if (sample_set_sanitize(&r->samples, &r->tasks, &changed, err) < 0)
 		return sd_error_wrap(err, "--sanitize");
-	warn(r, "--sanitize changed %zu of %zu samples (--out: 'completion' as given, 'sanitized' what was scored)",
+	warn(r, "sanitize: %zu of %zu samples changed ('completion' is the code as given, 'sanitized' what was scored)",
 	     changed, r->samples.n);
 	return 0;
 }
