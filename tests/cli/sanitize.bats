@@ -116,6 +116,36 @@ add_samples() {
 		flunk "fenced without --sanitize: $(jq -c '.samples[] | select(.sample_id == "fenced")' plain.json)"
 }
 
+@test "native tasks, Python, C and JavaScript: the example suite's samples in fences and chatter score test by test as the bare ones" {
+	local ex=$BATS_TEST_DIRNAME/../../examples langs
+	langs=$(for t in "$ex"/tasks/*/task.json; do jq -c '{(.id): .language}' "$t"; done | jq -s -c add)
+	cat "$ex/samples/good.jsonl" "$ex/samples/buggy.jsonl" >bare.jsonl
+	# Python's samples six ways, the others three (fences only: the rest is Python's chatter)
+	{
+		jq -c --argjson l "$langs" 'select($l[.task_id] == "python")' bare.jsonl | jq -n -c --arg f solution -f "$WRAP"
+		jq -c --argjson l "$langs" 'select($l[.task_id] != "python") | .lang = $l[.task_id]' bare.jsonl |
+			jq -n -c --arg f solution --argjson ways 3 -f "$WRAP"
+	} >wrapped.jsonl
+	[[ $(jq -s length wrapped.jsonl) == $(jq -s length bare.jsonl) ]] || flunk "wrapping lost samples"
+	[[ $(jq -s 'map(select(.solution | contains("```c\n"))) | length' wrapped.jsonl) -gt 0 &&
+		$(jq -s 'map(select(.solution | contains("```javascript\n"))) | length' wrapped.jsonl) -gt 0 ]] ||
+		flunk "no C or JavaScript sample in a fence of its language"
+	run_eval --tasks "$ex/tasks" --samples bare.jsonl --out bare-out.jsonl --no-lint --seed 5
+	((rc == 0)) || flunk "bare: exit $rc"
+	rm -f t.db
+	run_eval --tasks "$ex/tasks" --samples wrapped.jsonl --out wrapped-out.jsonl --no-lint --seed 5 --sanitize
+	((rc == 0)) || flunk "wrapped: exit $rc"
+	[[ $err == *"sanitize: $(jq -s length bare.jsonl) of $(jq -s length bare.jsonl) samples changed"* ]] || flunk "not every sample changed"
+	verdicts() { jq -c '[.sample_id, .passed, [.tests[] | [.name, .status]]]' "$1" | sort; }
+	diff <(verdicts bare-out.jsonl) <(verdicts wrapped-out.jsonl) >diff.txt || flunk "verdicts differ: $(head -c 2000 diff.txt)"
+	[[ $(jq -s 'map(select(.passed)) | length' bare-out.jsonl) -gt 0 && $(jq -s 'map(select(.passed | not)) | length' bare-out.jsonl) -gt 0 ]] ||
+		flunk "one verdict only: nothing compared"
+	# as given, the wrapped samples fail
+	rm -f t.db
+	run_eval --tasks "$ex/tasks" --samples wrapped.jsonl --out plain-out.jsonl --no-lint --seed 5
+	[[ $(jq -s 'map(select(.passed)) | length' plain-out.jsonl) == 0 ]] || flunk "wrapped samples pass without --sanitize"
+}
+
 # sanitized SET LABELS TASKS FIELD: SET (clean samples) wrapped six ways
 # (sanitize-wrap.jq), scored with --sanitize, agrees with LABELS sample by
 # sample; SET itself with --sanitize too; its figures in wrapped.txt, clean.txt
@@ -160,6 +190,23 @@ sanitized() {
 		solution || return 1
 	[[ $(cat wrapped.txt) == *"sandeval passed 325, reference passed 325; agree 397/397" ]] || flunk "$(cat wrapped.txt)"
 	[[ $(cat clean.txt) == *"agree 397/397" ]] || flunk "$(cat clean.txt)"
+}
+
+# bats test_tags=heavy,native
+@test "HumanEval+ (its Mini file): 40 GPT-4 samples in fences and chatter get the bare ones' base and plus verdicts" {
+	need_data
+	local ep=$DATA/evalplus/HumanEvalPlus-Mini-v0.1.10.jsonl.gz
+	[[ -r $ep ]] || flunk "no HumanEval+ Mini file at '$ep' (set SANDEVAL_DATA)"
+	head -40 "$GPT4/humaneval_simple_gpt4_samples.jsonl" | jq -c '{task_id, completion}' >bare.jsonl
+	jq -n -c --arg f completion -f "$WRAP" bare.jsonl >wrapped.jsonl
+	run_eval --tasks "$ep" --samples bare.jsonl --out bare-out.jsonl --no-lint
+	((rc == 0)) || flunk "bare: exit $rc"
+	rm -f t.db
+	run_eval --tasks "$ep" --samples wrapped.jsonl --out wrapped-out.jsonl --no-lint --sanitize
+	((rc == 0)) || flunk "wrapped: exit $rc"
+	verdicts() { jq -r '"\(.task_id) \(.base_status) \(.plus_status)"' "$1" | sort; }
+	diff <(verdicts bare-out.jsonl) <(verdicts wrapped-out.jsonl) >diff.txt || flunk "verdicts differ: $(cat diff.txt)"
+	[[ $(verdicts bare-out.jsonl | grep -c ' pass fail$') -gt 0 ]] || flunk "no sample passes base and fails plus: a weak comparison"
 }
 
 # bats test_tags=heavy,native
