@@ -78,7 +78,7 @@ add_samples() {
 	[[ $(sqlite3 t.db 'select config_json from runs') != *sanitize* ]] || flunk "config of a plain run: $(sqlite3 t.db 'select config_json from runs')"
 }
 
-@test "--resume takes --sanitize from the run, and refuses the other choice given" {
+@test "--resume takes --sanitize from the run, and refuses the other choice given; shards must agree on it" {
 	add_samples
 	run_eval --tasks tasks.jsonl --samples samples.jsonl --no-lint --sanitize --out first.jsonl
 	((rc == 0)) || flunk "first run: exit $rc"
@@ -97,6 +97,16 @@ add_samples() {
 	run_eval --tasks tasks.jsonl --samples samples.jsonl --resume "$id" --sanitize
 	((rc == 2)) && [[ $err == *"cannot resume run $id: it ran with the samples as given, not --sanitize"* ]] ||
 		flunk "exit $rc: $err"
+	# the shards of a named run
+	rm -f t.db
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --no-lint --run-id s --shard 0/2 --sanitize
+	((rc == 0)) || flunk "shard 0: exit $rc"
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --no-lint --run-id s --shard 1/2
+	((rc == 2)) && [[ $err == *"shard 1/2 refused: run 's' runs with sanitize true"* ]] || flunk "shard 1 without: exit $rc: $err"
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --no-lint --run-id s --shard 1/2 --sanitize --out shards.jsonl
+	((rc == 0)) || flunk "shard 1: exit $rc"
+	[[ $(jq -r 'select(.passed) | .sample_id' shards.jsonl | sort | tr '\n' ' ') == "chatty clean fenced repeated " ]] ||
+		flunk "the shards' run: $(jq -c '[.sample_id, .passed]' shards.jsonl)"
 }
 
 @test "lint --sanitize lints the sanitized code and says which samples changed" {
