@@ -579,8 +579,9 @@ json_t *report_results_array(const struct report *rep, struct sd_error *err)
 	}
 	for (size_t k = 0; k < rep->n && a; k++) {
 		const struct sample_result *r = &rep->results[order[k]];
+		const struct sample *s = sample_of(by_id, n_by_id, r->sample_id);
 
-		if (json_array_append_new(a, jresult(r, sample_of(by_id, n_by_id, r->sample_id), rep->samples && rep->samples->sanitized)) < 0) {
+		if (json_array_append_new(a, jresult(r, s, rep->samples && rep->samples->sanitized)) < 0) {
 			json_decref(a);
 			a = NULL;
 			sd_error_set(err, ENOMEM, "out of memory");
