@@ -26,7 +26,7 @@
 static const char lint_usage[] =
 	"usage: sandeval lint --tasks FILE|DIR --samples FILE [--db PATH|URL] [--jobs N] [--json FILE]\n"
 	"                     [--lint-severity style|warning|error] [--model NAME] [--backend native]\n"
-	"                     [--memory SIZE] [--quiet]\n"
+	"                     [--memory SIZE] [--sanitize] [--quiet]\n"
 	"\n"
 	"Lint every sample in a fresh sandbox of its own, without running its tests:\n"
 	"Python with flake8 and bandit, C with cppcheck and clang-tidy, JavaScript with\n"
@@ -40,12 +40,14 @@ static const char lint_usage[] =
 	"  --json FILE            the figures and every sample's findings as JSON ('-': stdout)\n"
 	"  --lint-severity LEVEL  the lowest severity that fails a sample (default warning)\n"
 	"  --memory SIZE          memory of each lint sandbox (default 512M)\n"
+	"  --sanitize             lint each sample's code cleaned as 'sandeval run --sanitize'\n"
+	"                         cleans it (docs/sanitize.md); --json says which changed\n"
 	"\n"
 	"Exit status: 0 when every sample was linted (findings are results, not errors);\n"
 	"2 on bad input or when sandeval itself failed.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_DB, OPT_JOBS, OPT_JSON, OPT_SEVERITY, OPT_MODEL, OPT_BACKEND,
-       OPT_MEMORY, OPT_QUIET, OPT_HELP };
+       OPT_MEMORY, OPT_QUIET, OPT_HELP, OPT_SANITIZE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -58,6 +60,7 @@ static const struct option options[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -93,6 +96,7 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 		case OPT_MODEL: r->o.model = v; break;
 		case OPT_BACKEND: e->backend = v; break;
 		case OPT_QUIET: r->quiet = true; break;
+		case OPT_SANITIZE: r->o.sanitize = true; break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);
@@ -253,6 +257,8 @@ static int write_json(const struct lint_run *r, const struct lint_summary *sum, 
 		keep = json_pack("{s:O, s:O, s:O, s:O, s:O}", "sample_id", json_object_get(j, "sample_id"),
 				 "task_id", json_object_get(j, "task_id"), "lint", json_object_get(j, "lint"),
 				 "lint_detail", json_object_get(j, "lint_detail"), "findings", json_object_get(j, "findings"));
+		if (keep && r->samples->sanitized)	/* the code linted is not the code given */
+			json_object_set_new(keep, "sanitized", json_boolean(r->samples->samples[i].given != NULL));
 		json_array_append_new(samples, keep);
 		json_decref(j);
 	}

@@ -25,7 +25,7 @@ static const char run_usage[] =
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
 	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
-	"                    [--no-lint] [--lint-severity style|warning|error]\n"
+	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
@@ -60,6 +60,9 @@ static const char run_usage[] =
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
+	"  --sanitize        clean each sample first: markdown fences and chatter off, only\n"
+	"                    the code the entry point needs (docs/sanitize.md); --out keeps\n"
+	"                    'completion' as given and adds 'sanitized' (what was scored, or null)\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
 	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
@@ -69,7 +72,7 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -92,6 +95,7 @@ static const struct option options[] = {
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "mini", no_argument, NULL, OPT_MINI },
+	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -157,6 +161,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		case OPT_IMAGE: o->eval.image = v; o->given |= RUN_GIVEN_IMAGE; break;
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_NO_LINT: o->eval.lint = false; o->given |= RUN_GIVEN_LINT; break;
+		case OPT_SANITIZE: o->sanitize = true; o->given |= RUN_GIVEN_SANITIZE; break;
 		case OPT_COLD: o->eval.cold = true; break;
 		case OPT_RUN_ID: o->run_id = v; break;
 		case OPT_STATUS: c->status = true; break;

@@ -649,6 +649,26 @@ EOF
 	psql -X -q "$SANDEVAL_PG_URL" -c "DROP DATABASE $db WITH (FORCE)" >/dev/null
 }
 
+@test "/v1/evaluate with \"sanitize\": true scores a fenced answer as sandeval run --sanitize does" {
+	local body
+	body=$(head -1 "$BATS_TEST_DIRNAME/fixtures/attack-tasks.jsonl" | jq -c '{tasks: ., k: [1], lint: false, sanitize: true,
+		samples: [{task_id: "attack/0", sample_id: "fenced", completion: "Here it is:\n```python\n    return a + b\n```\nDone."}]}')
+	start_server --max-concurrency 1
+	post /v1/evaluate "$body"
+	[[ $code == 200 ]] || flunk "HTTP $code: $json"
+	[[ $(jq -r '.results[0].passed' answer) == true ]] || flunk "not passed: $json"
+	[[ $(jq -r '.results[0].sanitized' answer) == "    return a + b" ]] || flunk "sanitized: $(jq -c '.results[0].sanitized' answer)"
+	[[ $(jq -r '.results[0].completion' answer) == "Here it is:"* ]] || flunk "completion: $(jq -c '.results[0].completion' answer)"
+	[[ $(jq -r '.warnings[]' answer) == *"sanitize: 1 of 1 samples changed"* ]] || flunk "warnings: $(jq -c .warnings answer)"
+	# the same answer as given fails
+	post /v1/evaluate "$(jq -c '.sanitize = false' <<<"$body")"
+	[[ $code == 200 && $(jq -r '.results[0].passed' answer) == false && $(jq '.results[0] | has("sanitized")' answer) == false ]] ||
+		flunk "without sanitize: HTTP $code $json"
+	post /v1/evaluate "$(jq -c '.sanitize = "yes"' <<<"$body")"
+	expect_error 400 bad_request "field 'sanitize': expected true or false, got a string"
+	stop_server
+}
+
 @test "/readyz: ready once the store opens and the canaries pass; /metrics is Prometheus text" {
 	start_server --max-concurrency 1
 	local i

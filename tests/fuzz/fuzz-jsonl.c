@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jsonl *r = jsonl_open(path, &err);
 	size_t newlines = 0, last = 0, lines[4];
 	struct task_set tasks = { (struct task *)0x1, 7, TASK_NATIVE, "x" };
-	struct sample_set samples = { (struct sample *)0x1, 7 };
+	struct sample_set samples = { .samples = (struct sample *)0x1, .n = 7 };
 	json_t *obj, *doc;
 	int ret, rounds = 0;
 	/* gzip can hold more lines than the input has bytes; plain text cannot */

@@ -57,7 +57,7 @@ static const struct sample_result *result_of(const char *sample_id)
 	fail_msg("no result '%s'", sample_id);
 	return NULL;
 }
-static const struct sample_set sample_set = { samples, sizeof(samples) / sizeof(samples[0]) };
+static const struct sample_set sample_set = { .samples = samples, .n = sizeof(samples) / sizeof(samples[0]) };
 
 static const int ks[] = { 1, 2, 3, 100 };
 

@@ -194,6 +194,7 @@ static void test_evaluate_checks(void **state)
 		{ "{\"tasks\": {}, \"samples\": [{}], \"k\": [1, 0]}", "field 'k[1]': expected an integer from 1 to 100000" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"k\": 10}", "field 'k': expected an array" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"lint\": \"no\"}", "field 'lint': expected true or false" },
+		{ "{\"tasks\": {}, \"samples\": [{}], \"sanitize\": 1}", "field 'sanitize': expected true or false, got an integer" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"memory\": \"lots\"}", "field 'memory':" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"memory\": \"8M\"}", "field 'memory': expected 16M to" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"timeout\": 0}", "field 'timeout': expected seconds a test" },
@@ -201,7 +202,7 @@ static void test_evaluate_checks(void **state)
 		{ "{\"tasks\": {}, \"samples\": [{}], \"holdout\": \"some\"}", "field 'holdout': expected" },
 		{ "{\"tasks\": {}, \"samples\": [{}], \"model\": 1}", "field 'model': expected a string" },
 		{ "{\"tasks\": [], \"samples\": [{}], \"k\": [1, 10], \"lint\": false, \"memory\": \"256M\", \"seed\": 3,"
-		  " \"holdout\": \"exclude\", \"timeout\": 2, \"model\": \"m\"}", NULL },
+		  " \"holdout\": \"exclude\", \"timeout\": 2, \"model\": \"m\", \"sanitize\": true}", NULL },
 	};
 	struct serve_options o = opts();
 

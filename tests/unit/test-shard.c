@@ -105,7 +105,7 @@ static void test_samples_hash(void **state)
 		{ .task_id = (char *)"t", .sample_id = (char *)"t/1", .code = (char *)"y", .is_completion = true },
 		{ .task_id = (char *)"u", .sample_id = (char *)"u/0", .code = (char *)"", .is_completion = false },
 	};
-	struct sample_set a = { s, 3 };
+	struct sample_set a = { .samples = s, .n = 3 };
 	char h1[65], h2[65];
 	struct sd_error err = { 0 };
 

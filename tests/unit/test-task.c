@@ -70,7 +70,7 @@ static void tasks_fail_msg(const char *path, char *want)
 
 static void samples_fail_msg(const char *path, const struct task_set *tasks, char *want)
 {
-	struct sample_set set = { (struct sample *)0x1, 77 };
+	struct sample_set set = { .samples = (struct sample *)0x1, .n = 77 };
 	struct sd_error err = { 0 };
 
 	if (sample_set_load(path, tasks, &set, &err) == 0)

@@ -22,6 +22,7 @@
 #include "eval/canary.h"
 #include "eval/pool.h"
 #include "sandbox/image.h"
+#include "suite/sanitize.h"
 
 struct run {
 	struct run_options o;
@@ -216,6 +217,18 @@ static int pin_images(struct run *r, struct sd_error *err)
 	return 0;
 }
 
+/* --sanitize: every sample's code cleaned before anything runs; a warning says how many changed. */
+static int sanitize_samples(struct run *r, struct sd_error *err)
+{
+	size_t changed = 0;
+
+	if (sample_set_sanitize(&r->samples, &r->tasks, &changed, err) < 0)
+		return sd_error_wrap(err, "--sanitize");
+	warn(r, "sanitize: %zu of %zu samples changed ('completion' is the code as given, 'sanitized' what was scored)",
+	     changed, r->samples.n);
+	return 0;
+}
+
 /* A resumed run goes on as it started: with the image build it was pinned
  * to, its timeout, memory, backend, holdout and lint settings. A setting
  * the front end was given must agree with the run's; the others are taken
@@ -275,6 +288,11 @@ static int resume_config(struct run *r, struct sd_error *err)
 		CONFLICT(RUN_GIVEN_LINT_SEVERITY, "lint severity '%s', not '%s'", s, lint_severity_name(e->lint_threshold));
 		e->lint_threshold = (enum lint_severity)lint_severity_parse(s);
 	}
+	if (json_is_true(json_object_get(cfg, "sanitize")) != r->o.sanitize) {
+		CONFLICT(RUN_GIVEN_SANITIZE, "%s, not %s", r->o.sanitize ? "the samples as given" : "--sanitize",
+			 r->o.sanitize ? "--sanitize" : "the samples as given");
+		r->o.sanitize = !r->o.sanitize;
+	}
 #undef CONFLICT
 	ret = 0;
 out:
@@ -325,6 +343,8 @@ static char *config_json(const struct run *r)
 			      "lint_severity", lint_severity_name(e->lint_threshold),
 			      "image", e->image ? e->image : "host");
 	}
+	if (o && r->o.sanitize)	/* only when on: the configs of runs without it stay as they were */
+		json_object_set_new(o, "sanitize", json_true());
 	if (o && r->o.shard.count)	/* the shards must evaluate the same samples */
 		json_object_set_new(o, "samples_hash", json_string(r->samples_hash));
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -607,6 +627,8 @@ int run_execute(struct run *r, struct store *st, struct sd_error *err)
 			return -1;
 		r->o.seed = strtoll(hex, NULL, 16);
 	}
+	if (r->o.sanitize && sanitize_samples(r, err) < 0)
+		return -1;
 	if (start_evaluator(r, err) < 0)
 		return -1;
 	if (r->o.tests) {

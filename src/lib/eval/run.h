@@ -25,6 +25,11 @@
  *
  * A lint-only run (run_options.tests false) skips the canaries, the test
  * code and the oracle, and lints each sample instead (config "command": "lint").
+ *
+ * With run_options.sanitize (recorded in the config as "sanitize": true, and
+ * taken from it on --resume), each sample's code is sanitized after step 2's
+ * checks (sample_set_sanitize): the sanitized code is what is evaluated,
+ * linted and recorded; the sample keeps the code as given for the reports.
  */
 #ifndef SANDEVAL_RUN_H
 #define SANDEVAL_RUN_H
@@ -50,6 +55,7 @@ enum {
 	RUN_GIVEN_HOLDOUT = 1 << 4,
 	RUN_GIVEN_LINT = 1 << 5,
 	RUN_GIVEN_LINT_SEVERITY = 1 << 6,
+	RUN_GIVEN_SANITIZE = 1 << 7,
 };
 
 struct run;
@@ -84,6 +90,7 @@ struct run_options {
 	struct run_shard shard;		/* this process's shard of run_id (count 0 with run_id: 0/1) */
 	unsigned given;			/* RUN_GIVEN_* */
 	bool tests;			/* run the tests (default); false: lint only */
+	bool sanitize;			/* clean each sample's code first (suite/sanitize.h, docs/sanitize.md) */
 	size_t jobs;			/* samples at once (default: the number of CPUs) */
 	long long seed;			/* of property inputs; random unless seed_given */
 	bool seed_given;

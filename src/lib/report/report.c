@@ -494,10 +494,12 @@ static int jresult_lint(json_t *o, const struct sample_result *r)
 }
 
 /* A result's line of --out; S is its sample, when known (its completion as
- * given, and task_id with the type the samples file gave it: MBPP's integers). */
-static json_t *jresult(const struct sample_result *r, const struct sample *s)
+ * given, and task_id with the type the samples file gave it: MBPP's integers).
+ * SANITIZED: a --sanitize run, whose lines say what was scored instead
+ * ("sanitized": the code, or null when the sanitizer left it as given). */
+static json_t *jresult(const struct sample_result *r, const struct sample *s, bool sanitized)
 {
-	const char *completion = s ? s->code : NULL;
+	const char *completion = s ? (s->given ? s->given : s->code) : NULL;
 	json_t *tests = json_array();
 	const char *result = r->he_result ? r->he_result : r->harness_error ? "harness_error" :
 			     r->passed ? "passed" : "failed";
@@ -521,6 +523,10 @@ static json_t *jresult(const struct sample_result *r, const struct sample *s)
 			      "passed", r->passed, "result", json_text(result), "sample_id", json_text(r->sample_id),
 			      "score", json_number_or_null(r->score), "harness_error", r->harness_error, "tests", tests);
 
+	if (o && sanitized && s && json_object_set_new(o, "sanitized", s->given ? json_text(s->code) : json_null()) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	if (o && r->lint != LINT_NONE && jresult_lint(o, r) < 0) {
 		json_decref(o);
 		return NULL;
@@ -573,8 +579,9 @@ json_t *report_results_array(const struct report *rep, struct sd_error *err)
 	}
 	for (size_t k = 0; k < rep->n && a; k++) {
 		const struct sample_result *r = &rep->results[order[k]];
+		const struct sample *s = sample_of(by_id, n_by_id, r->sample_id);
 
-		if (json_array_append_new(a, jresult(r, sample_of(by_id, n_by_id, r->sample_id))) < 0) {
+		if (json_array_append_new(a, jresult(r, s, rep->samples && rep->samples->sanitized)) < 0) {
 			json_decref(a);
 			a = NULL;
 			sd_error_set(err, ENOMEM, "out of memory");

@@ -34,6 +34,7 @@ struct ev_request {
 	size_t n_ks;
 	const char *model;
 	bool lint;
+	bool sanitize;			/* --sanitize (docs/sanitize.md) */
 	double timeout;			/* 0: the default */
 	uint64_t memory;
 	long long seed;
@@ -121,6 +122,11 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 			return sd_error_set(err, EINVAL, "field 'lint': expected true or false, got %s", type_name(v));
 		rq->lint = json_is_true(v);
 		rq->given |= RUN_GIVEN_LINT;
+	}
+	if ((v = json_object_get(root, "sanitize")) && !json_is_null(v)) {
+		if (!json_is_boolean(v))
+			return sd_error_set(err, EINVAL, "field 'sanitize': expected true or false, got %s", type_name(v));
+		rq->sanitize = json_is_true(v);
 	}
 	if ((v = json_object_get(root, "timeout")) && !json_is_null(v)) {
 		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > o->max_time)
@@ -300,6 +306,7 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 	ro.arg = &events;
 	ro.eval.backend = o->backend;
 	ro.eval.lint = rq.lint;
+	ro.sanitize = rq.sanitize;
 	if (rq.timeout > 0)
 		ro.eval.timeout = rq.timeout;
 	if (rq.memory)

@@ -24,6 +24,7 @@ static void sample_free(struct sample *s)
 	free(s->sample_id);
 	free(s->model);
 	free(s->code);
+	free(s->given);
 }
 
 static void list_free(struct sample_list *l)

@@ -85,7 +85,8 @@ struct sample {
 	char *task_id;
 	char *sample_id;		/* given, or "<task_id>/<n>" counting per task from 0 */
 	char *model;			/* NULL when not given */
-	char *code;			/* the completion or the solution */
+	char *code;			/* the completion or the solution (sanitized with --sanitize) */
+	char *given;			/* --sanitize changed the code: the code as given; else NULL */
 	bool is_completion;		/* "completion" (appended to the prompt) vs "solution" (whole program) */
 	size_t line;			/* 1-based line in the samples file */
 	bool task_id_int;		/* the file gave task_id as an integer (MBPP's): TASK_ID_NUM */
@@ -95,6 +96,7 @@ struct sample {
 struct sample_set {
 	struct sample *samples;
 	size_t n;
+	bool sanitized;			/* sample_set_sanitize went over it (suite/sanitize.h) */
 };
 
 /* How a sharded run splits a sample set (docs/scale.md): shard I of N
