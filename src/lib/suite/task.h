@@ -80,6 +80,11 @@ void task_set_release(struct task_set *set);
  * *OUT. -1 when PATH is no EvalPlus file name or there is no such file. */
 int task_mini_path(const char *path, char **out, struct sd_error *err);
 const struct task *task_set_find(const struct task_set *set, const char *id);
+/* A deep copy of FROM in *TO (freed with task_release, or with the set it is put
+ * in); -1 on ENOMEM, *TO untouched. */
+int task_copy(const struct task *from, struct task *to);
+/* Release what one task holds (a task_copy that is not in a set). */
+void task_release(struct task *t);
 
 struct sample {
 	char *task_id;

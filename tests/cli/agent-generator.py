@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""agent-generator.py MODE [ANSWERS] - a --generator program for agent.bats: reads one JSON request on stdin, prints one answer.
+
+MODE: ok (ANSWERS' "first" answer, "fixed" once the request carries
+feedback; usage 7 + 3 tokens per candidate), garbage (not JSON), hang
+(never answers), empty (one empty completion), huge (one completion of
+50 MB), fail (exits 3). Every request is appended to $AGENT_GEN_LOG when set.
+"""
+import json
+import os
+import sys
+import time
+
+mode = sys.argv[1]
+req = json.load(sys.stdin)
+if os.environ.get("AGENT_GEN_LOG"):
+    with open(os.environ["AGENT_GEN_LOG"], "a") as log:
+        log.write(json.dumps(req) + "\n")
+if mode == "garbage":
+    print("this is not JSON {")
+elif mode == "hang":
+    time.sleep(3600)
+elif mode == "fail":
+    sys.exit(3)
+elif mode == "empty":
+    print(json.dumps({"completions": [""]}))
+elif mode == "huge":
+    sys.stdout.write(json.dumps({"completions": ["#" * (50 << 20)]}))
+else:
+    answers = json.load(open(sys.argv[2]))
+    entry = req["entry_point"]
+    code = answers[entry]["fixed" if req.get("feedback") else "first"]
+    k = req["k"]
+    print(json.dumps({"completions": [code] * k, "usage": {"prompt_tokens": 7 * k, "completion_tokens": 3 * k}}))
