@@ -12,7 +12,8 @@ bearer token) so that the tests can look at what the model was shown.
 
 Faults, to test the client: --fail-first N answers the first N requests
 with HTTP STATUS (--status, default 429); --status-always STATUS answers
-every request with it; --slow SECONDS waits before each answer. Usage is
+every request with it (echoing the Authorization header, as a careless
+server might); --slow SECONDS waits before each answer. Usage is
 10 prompt and 5 completion tokens per answer. The server exits after
 --lifetime seconds whatever happens (bounded in time), and writes the port
 it listens on to --port-file.
@@ -68,7 +69,8 @@ def main():
             if args.slow:
                 time.sleep(args.slow)
             if args.status_always:
-                return self.reply(args.status_always, {"error": {"message": "scripted failure"}})
+                # a careless server that echoes the request's header: the client must mask it
+                return self.reply(args.status_always, {"error": {"message": "scripted failure for %s" % auth}})
             if n <= args.fail_first:
                 return self.reply(args.status, {"error": {"message": "scripted failure %d" % n}})
             if args.key and auth != "Bearer %s" % args.key:

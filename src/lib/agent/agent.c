@@ -448,7 +448,7 @@ static int select_best(struct loop *l, int round, const struct sample_result *rs
 		const struct sample_result *best = NULL;
 		long best_j = -1;
 
-		if (!t->open || !t->n_round)
+		if (!t->open)
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			const struct sample_result *x = &rs[i];
@@ -552,8 +552,9 @@ static int run_round(struct loop *l, int round, struct sd_error *err)
 		}
 	}
 	if (!ss.n) {
+		/* no candidate to score (every one refused): the round still counts */
 		sample_set_release(&ss);
-		return 0;
+		return select_best(l, round, NULL, 0, err);
 	}
 	snprintf(label, sizeof(label), "agent round %d", round);
 	l->res->round_runs[round - 1] = malloc(STORE_RUN_ID_MAX + 1);

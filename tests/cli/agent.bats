@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# agent.bats - `sandeval agent`: the loop with a replayed sample file, a generator program and an OpenAI-compatible server on loopback (docs/agent.md)
+
+SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
+FX=$BATS_TEST_DIRNAME/fixtures/agent
+GEN=$BATS_TEST_DIRNAME/agent-generator.py
+SERVER=$BATS_TEST_DIRNAME/agent-server.py
+BACKEND_OPTS=()
+[[ ${SANDEVAL_BACKEND:-native} == native ]] || BACKEND_OPTS=(--backend "$SANDEVAL_BACKEND")
+# the hidden tests' inputs and expected values (tasks.jsonl): never shown a model
+HIDDEN='654321|777777|31337|62674'
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	server_pid=
+}
+
+teardown() {
+	[[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true
+}
+
+flunk() {
+	{
+		echo "FAIL: $*"
+		echo "--- exit $rc; stdout:"
+		head -c 4000 stdout.txt
+		echo "--- stderr:"
+		head -c 3000 stderr.txt
+	} >&2
+	return 1
+}
+
+agent() {
+	"$SANDEVAL" agent --tasks "$FX/tasks.jsonl" --db runs.db --no-lint --jobs 2 "${BACKEND_OPTS[@]}" "$@" \
+		>stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	out=$(cat stdout.txt)
+	err=$(cat stderr.txt)
+}
+
+# line TASK_ID FIELD: FIELD of TASK_ID's --out line (out.jsonl)
+line() { jq -r --arg t "$1" "select(.task_id == \$t) | $2" out.jsonl; }
+
+# start_server ARG...: the loopback chat completions server; $port, $server_pid
+start_server() {
+	python3 "$SERVER" --answers "$FX/answers.json" --log server.log --port-file port --lifetime 120 "$@" &
+	server_pid=$!
+	for _ in $(seq 100); do
+		[[ -s port ]] && break
+		sleep 0.1
+	done
+	[[ -s port ]] || { echo "the test server did not start" >&2; return 1; }
+	port=$(cat port)
+}
+
+@test "replay: best-of-k on the public tests beats the first sample, scored on every test, reproducibly" {
+	agent --replay "$FX/replay.jsonl" --k 2 --rounds 1 --seed 3 --out out.jsonl --json sum.json
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	# Agent/0: 'a - b' then a fenced 'a + b' (cleaned); Agent/1: 'x * 3' then 'x + x'
+	[[ $(line Agent/0 .passed) == true && $(line Agent/0 .single_shot_passed) == false ]] || flunk "Agent/0"
+	[[ $(line Agent/0 .completion) == $'def add(a, b):\n    return a + b' ]] || flunk "the chosen one, cleaned"
+	[[ $(line Agent/1 .passed) == true && $(line Agent/1 .stop_reason) == solved ]] || flunk "Agent/1"
+	[[ $(line Agent/0 .candidates) == 2 && $(line Agent/0 .result) == passed ]] || flunk "candidates, result"
+	[[ $(jq -r '.all."agent_pass@1"' sum.json) == 1 && $(jq -r '.all."single_shot_pass@1"' sum.json) == 0 ]] ||
+		flunk "$(cat sum.json)"
+	[[ $(jq -r '.stop_reasons.solved' sum.json) == 2 ]] || flunk "stop reasons"
+	# every candidate is in the store: the round's run holds 4, each final run 2
+	round=$(jq -r '.round_runs[0]' sum.json)
+	[[ $(sqlite3 runs.db "select count(*) from samples where run_id = '$round'") == 4 ]] || flunk "round run"
+	[[ $(sqlite3 runs.db "select count(*) from samples where run_id = '$(jq -r .agent_run sum.json)'") == 2 ]] ||
+		flunk "agent run"
+	# the same file, the same choices
+	cp out.jsonl first.jsonl
+	agent --replay "$FX/replay.jsonl" --k 2 --rounds 1 --seed 3 --out out.jsonl
+	diff <(jq -c '[.task_id, .completion, .passed]' first.jsonl) <(jq -c '[.task_id, .completion, .passed]' out.jsonl) ||
+		flunk "not reproducible"
+}
+
+@test "replay: later rounds draw the next unused samples of their task, in file order" {
+	agent --replay "$FX/replay.jsonl" --k 1 --rounds 3 --out out.jsonl
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	[[ $(line Agent/0 .solved_round) == 2 && $(line Agent/0 .rounds) == 2 ]] || flunk "Agent/0 solved in round 2"
+	[[ $(line Agent/1 .solved_round) == 2 && $(line Agent/1 .single_shot_passed) == false ]] || flunk "Agent/1"
+	[[ $(line Agent/0 .passed) == true ]] || flunk "passed"
+}
+
+@test "generator: the loop self-corrects from the feedback, and no request shows a hidden test" {
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --k 2 --rounds 3 --out out.jsonl \
+		--json sum.json
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	[[ $(line Agent/0 .solved_round) == 2 && $(line Agent/0 .passed) == true ]] || flunk "self-corrected"
+	[[ $(line Agent/0 .single_shot_passed) == false ]] || flunk "single-shot"
+	# the second request carries the failing public test: expected vs got
+	jq -e 'select(.round == 2 and .task_id == "Agent/0") | .feedback | test("expected 5, got -1")' gen.log >/dev/null ||
+		flunk "no feedback: $(cat gen.log)"
+	jq -e 'select(.round == 2) | .messages[-1].content | test("expected 5, got -1")' gen.log >/dev/null || flunk "messages"
+	# tokens add up: 7 + 3 a candidate, 2 candidates a request, 3 requests
+	[[ $(jq -r '.tokens.prompt + .tokens.completion' sum.json) == 60 ]] || flunk "tokens $(jq -c .tokens sum.json)"
+	! grep -Eq "$HIDDEN" gen.log || flunk "a hidden test reached the generator"
+}
+
+@test "generator: garbage, a hang, an empty or a 50 MB completion: a clear error or a failed candidate, the run goes on" {
+	agent --generator "python3 $GEN garbage" --out out.jsonl
+	[[ $rc -eq 2 && $err == *"generator 'python3 $GEN garbage'"*"not JSON"* ]] || flunk "garbage"
+	[[ $(line Agent/0 .stop_reason) == generator_error && $(line Agent/1 .stop_reason) == generator_error ]] ||
+		flunk "both tasks went on to their own error"
+	t0=$(date +%s)
+	agent --generator "python3 $GEN hang" --request-timeout 1
+	[[ $rc -eq 2 && $err == *"no answer within the timeout"* ]] || flunk "hang"
+	(($(date +%s) - t0 < 30)) || flunk "the timeout did not bound the hang"
+	[[ -z $(pgrep -f "$GEN hang") ]] || flunk "the hung generator was left running"
+	agent --generator "python3 $GEN fail"
+	[[ $rc -eq 2 && $err == *"exited with status 3"* ]] || flunk "fail"
+	agent --generator "python3 $GEN empty" --out out.jsonl
+	[[ $rc -eq 0 && $(line Agent/0 .candidates) == 1 && $(line Agent/0 .passed) == false ]] || flunk "empty"
+	agent --generator "python3 $GEN huge" --out out.jsonl
+	[[ $rc -eq 0 && $err == *"more than the 4 MiB a candidate may hold"* ]] || flunk "huge"
+	[[ $(line Agent/0 .candidates) == 0 && $(line Agent/0 .stop_reason) == rounds ]] || flunk "huge: recorded"
+}
+
+@test "usage: one generator, and what is wrong is named" {
+	agent --k 2
+	[[ $rc -eq 2 && $err == *"give one generator"* ]] || flunk "none"
+	agent --replay "$FX/replay.jsonl" --generator true
+	[[ $rc -eq 2 && $err == *"give one generator"* ]] || flunk "two"
+	agent --model-url http://127.0.0.1:1
+	[[ $rc -eq 2 && $err == *"--model-url needs --model"* ]] || flunk "no model"
+	agent --model-url ftp://x --model m
+	[[ $rc -eq 2 && $err == *"expected an http:// or https:// URL"* ]] || flunk "scheme"
+	agent --replay "$FX/replay.jsonl" --budget-usd 1
+	[[ $rc -eq 2 && $err == *"--price-in"* ]] || flunk "prices"
+	agent --replay "$FX/replay.jsonl" --k 0
+	[[ $rc -eq 2 && $err == *"--k"* ]] || flunk "k"
+	agent --replay nowhere.jsonl
+	[[ $rc -eq 2 && $err == *"nowhere.jsonl"* ]] || flunk "replay file"
+}
+
+@test "http: a 429 is retried, the bearer token is sent and never shown or stored, usage adds up, the loop self-corrects" {
+	start_server --key sk-test-SECRET-42 --fail-first 1 --status 429
+	SANDEVAL_API_KEY=sk-test-SECRET-42 agent --model-url "http://127.0.0.1:$port/v1" --model m1 --k 1 --rounds 3 \
+		--backoff 0.1 --out out.jsonl --json sum.json
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	[[ $(jq -s 'length' server.log) == 4 ]] || flunk "requests: $(cat server.log)"
+	[[ $(jq -s 'map(.auth_ok) | all' server.log) == true ]] || flunk "bearer token"
+	[[ $(line Agent/0 .solved_round) == 2 && $(line Agent/0 .passed) == true ]] || flunk "self-corrected"
+	# 3 answers of 10 + 5 tokens (the 429 spent none)
+	[[ $(jq -r '.tokens.prompt' sum.json) == 30 && $(jq -r '.tokens.completion' sum.json) == 15 ]] || flunk "tokens"
+	[[ $(line Agent/0 .requests) == 3 ]] || flunk "attempts counted"
+	! grep -q SECRET stdout.txt stderr.txt out.jsonl sum.json runs.db* || flunk "the key leaked"
+	! jq -r .body server.log | grep -Eq "$HIDDEN" || flunk "a hidden test reached the model"
+	jq -e '.model == "m1" and .seed != null and .max_tokens == 512' <(jq -r 'select(.n == 2) | .body' server.log) \
+		>/dev/null || flunk "the request body"
+}
+
+@test "http: 500 forever ends with the URL, the status and the attempts; the server's echo of the key is masked" {
+	start_server --status-always 500
+	OPENAI_API_KEY=sk-other-SECRET agent --model-url "http://127.0.0.1:$port/v1/" --model m1 --retries 2 --backoff 0.05
+	[[ $rc -eq 2 ]] || flunk "exit $rc"
+	[[ $err == *"POST http://127.0.0.1:$port/v1/chat/completions: HTTP 500"*"(3 attempts)"* ]] || flunk "message"
+	[[ $(jq -s 'length' server.log) == 6 ]] || flunk "2 tasks x 3 attempts: $(jq -s length server.log)"
+	[[ $err == *"scripted failure for Bearer *****"* ]] || flunk "the echo is not masked"
+	! grep -q SECRET stdout.txt stderr.txt || flunk "the key leaked"
+}
+
+@test "http: a slow server is a timeout, an unreachable one a connection error, each naming the URL" {
+	start_server --slow 5
+	t0=$(date +%s)
+	agent --model-url "http://127.0.0.1:$port/v1" --model m1 --request-timeout 0.5 --retries 1 --backoff 0.05
+	[[ $rc -eq 2 && $err == *"POST http://127.0.0.1:$port/v1/chat/completions: "*"imeout"*"(2 attempts)"* ]] ||
+		flunk "timeout"
+	(($(date +%s) - t0 < 15)) || flunk "not bounded"
+	kill "$server_pid"
+	wait "$server_pid" 2>/dev/null || true
+	server_pid=
+	agent --model-url "http://127.0.0.1:$port/v1" --model m1 --retries 0
+	[[ $rc -eq 2 && $err == *"POST http://127.0.0.1:$port/v1/chat/completions: Could"*"connect"* ]] || flunk "unreachable"
+}
+
+@test "budgets: a request that could pass the token budget is not sent; CPU and dollars stop the loop with their reason" {
+	start_server
+	agent --model-url "http://127.0.0.1:$port/v1" --model m1 --budget-tokens 1 --out out.jsonl --json sum.json
+	[[ $rc -eq 0 && ! -s server.log ]] || flunk "a request was sent"
+	[[ $(jq -r .budget_stop sum.json) == budget_tokens && $(line Agent/0 .stop_reason) == budget_tokens ]] ||
+		flunk "stop reason"
+	# a budget that lets some requests through: each sent one fitted in its bound (prompt bytes / 4 + max_tokens)
+	agent --model-url "http://127.0.0.1:$port/v1" --model m1 --max-tokens 20 --rounds 3 --budget-tokens 200 \
+		--out out.jsonl --json sum.json
+	[[ $rc -eq 0 && $(jq -r .budget_stop sum.json) == budget_tokens ]] || flunk "$(cat sum.json)"
+	python3 - server.log <<-'EOF' || flunk "a request went past the budget"
+		import json, math, sys
+		used = 0
+		for line in open(sys.argv[1]):
+		    body = json.loads(json.loads(line)["body"])
+		    bound = math.ceil(len(json.dumps(body["messages"], separators=(",", ":"))) / 4) + body["max_tokens"]
+		    assert used + bound <= 200, (used, bound)
+		    used += 15
+	EOF
+	[[ $(jq -r '.tokens.prompt + .tokens.completion' sum.json) -le 200 && $(jq -s length server.log) -ge 2 ]] || flunk "spent"
+	# dollars: 15 tokens cost 10 x 0.1 + 5 x 0.2 / 1000; the bound of one request is more than 0.00001
+	agent --model-url "http://127.0.0.1:$port/v1" --model m1 --budget-usd 0.00001 --price-in 0.1 --price-out 0.2 \
+		--out out.jsonl
+	[[ $rc -eq 0 && $(line Agent/0 .stop_reason) == budget_usd ]] || flunk "usd"
+	# CPU: round 1 is scored, then the budget is spent before round 2
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --rounds 3 --budget-cpu 0.001 \
+		--out out.jsonl
+	[[ $rc -eq 0 && $(line Agent/0 .stop_reason) == budget_cpu && $(line Agent/1 .stop_reason) == solved ]] ||
+		flunk "cpu"
+	[[ $(jq -s 'map(select(.round > 1)) | length' gen.log) == 0 ]] || flunk "a request after the CPU budget"
+}
