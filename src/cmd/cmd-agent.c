@@ -26,7 +26,7 @@ static const char agent_usage[] =
 	"                      [--budget-tokens N] [--budget-usd X --price-in USD --price-out USD]\n"
 	"                      [--budget-cpu SECONDS] [--templates DIR] [--feedback-lines N]\n"
 	"                      [--request-timeout SECONDS] [--retries N] [--backoff SECONDS]\n"
-	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N]\n"
+	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N] [--resume AGENT_ID]\n"
 	"                      [--timeout SECONDS] [--memory SIZE] [--no-lint] [--quiet]\n"
 	"\n"
 	"Ask a generator for K candidates of each task, score each in a fresh sandbox\n"
@@ -60,6 +60,9 @@ static const char agent_usage[] =
 	"  --out FILE            one JSON line per task\n"
 	"  --json FILE           the summary as JSON\n"
 	"  --jobs N              candidates scored at once (default: the number of CPUs)\n"
+	"  --resume AGENT_ID     go on with a stopped agent run (the same --tasks and kind of\n"
+	"                        generator; its other settings are the run's): recorded answers\n"
+	"                        are not asked again, scored candidates not scored again\n"
 	"  --timeout SECONDS     per test (default 3)\n"
 	"  --memory SIZE         of each candidate's sandbox (default 512M)\n"
 	"  --no-lint             do not lint candidates (lint breaks ties between candidates)\n"
@@ -71,7 +74,7 @@ static const char agent_usage[] =
 enum { OPT_TASKS = 256, OPT_REPLAY, OPT_GENERATOR, OPT_MODEL_URL, OPT_MODEL, OPT_K, OPT_ROUNDS, OPT_TEMPERATURE,
        OPT_MAX_TOKENS, OPT_SEED, OPT_BUDGET_TOKENS, OPT_BUDGET_USD, OPT_PRICE_IN, OPT_PRICE_OUT, OPT_BUDGET_CPU,
        OPT_TEMPLATES, OPT_FEEDBACK_LINES, OPT_REQUEST_TIMEOUT, OPT_RETRIES, OPT_BACKOFF, OPT_DB, OPT_OUT, OPT_JSON,
-       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP };
+       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -102,6 +105,7 @@ static const struct option options[] = {
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "resume", required_argument, NULL, OPT_RESUME },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -161,6 +165,7 @@ static int parse_options(int argc, char **argv, struct cmd_agent *c)
 		case OPT_JSON: c->json = v; break;
 		case OPT_NO_LINT: o->eval.lint = false; break;
 		case OPT_QUIET: c->quiet = true; break;
+		case OPT_RESUME: o->resume = v; break;
 		case OPT_K:
 		case OPT_ROUNDS:
 		case OPT_MAX_TOKENS:
@@ -285,6 +290,7 @@ static void print_summary(const struct agent_result *res)
 	       res->completion_tokens, res->cost_usd, (double)res->cpu_ms / 1000.0);
 	if (res->budget_hit)
 		printf("stopped by %s\n", agent_stop_name(res->budget));
+	printf("agent run %s\n", res->agent_id);
 	if (res->agent_run[0])
 		printf("runs: chosen %s, single-shot %s ('sandeval report %s' compares them)\n", res->agent_run,
 		       res->single_run, res->agent_run);
@@ -334,7 +340,10 @@ int cmd_agent(int argc, char **argv)
 	}
 	cmd_auto_gc();
 	if (!(st = store_open(c.db, &err)) || agent_run(&c.o, st, &res, &err) < 0) {
-		ret = fail("%s", err.msg);
+		if (res.agent_id[0] && !strstr(err.msg, "no agent run"))
+			ret = fail("%s; resume it with --resume %s", err.msg, res.agent_id);
+		else
+			ret = fail("%s", err.msg);
 		goto out;
 	}
 	if (!c.quiet)

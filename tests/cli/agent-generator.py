@@ -5,6 +5,8 @@ MODE: ok (ANSWERS' "first" answer, "fixed" once the request carries
 feedback; usage 7 + 3 tokens per candidate), garbage (not JSON), hang
 (never answers), empty (one empty completion), huge (one completion of
 50 MB), fail (exits 3). Every request is appended to $AGENT_GEN_LOG when set.
+With $AGENT_GEN_SLEEP_ROUND set, a request of that round writes the
+program's pid to $AGENT_GEN_PIDFILE and sleeps (a run to kill mid-way).
 """
 import json
 import os
@@ -16,6 +18,10 @@ req = json.load(sys.stdin)
 if os.environ.get("AGENT_GEN_LOG"):
     with open(os.environ["AGENT_GEN_LOG"], "a") as log:
         log.write(json.dumps(req) + "\n")
+if os.environ.get("AGENT_GEN_SLEEP_ROUND") == str(req["round"]):
+    with open(os.environ["AGENT_GEN_PIDFILE"], "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(120)
 if mode == "garbage":
     print("this is not JSON {")
 elif mode == "hang":

@@ -206,3 +206,41 @@ start_server() {
 		flunk "cpu"
 	[[ $(jq -s 'map(select(.round > 1)) | length' gen.log) == 0 ]] || flunk "a request after the CPU budget"
 }
+
+@test "records and --resume: after kill -9 the run goes on, asks nothing again and scores nothing twice" {
+	local gen="python3 $GEN ok $FX/answers.json" id pid
+	AGENT_GEN_LOG=$PWD/gen1.log AGENT_GEN_SLEEP_ROUND=2 AGENT_GEN_PIDFILE=$PWD/gen.pid \
+		"$SANDEVAL" agent --tasks "$FX/tasks.jsonl" --db runs.db --no-lint --jobs 2 "${BACKEND_OPTS[@]}" \
+		--generator "$gen" --k 2 --rounds 3 >stdout.txt 2>stderr.txt &
+	pid=$!
+	for _ in $(seq 300); do
+		[[ -s gen.pid ]] && break
+		sleep 0.1
+	done
+	[[ -s gen.pid ]] || flunk "round 2 never started"
+	kill -9 "$pid"
+	kill "$(cat gen.pid)"
+	wait "$pid" || true
+	id=$(sed -n 's/.*agent run \(a-[0-9a-f]*\) (--resume.*/\1/p' stderr.txt)
+	[[ -n $id ]] || flunk "no agent run id"
+	# the other settings are the run's own: --k and --rounds are not given again
+	AGENT_GEN_LOG=$PWD/gen2.log agent --generator "$gen" --resume "$id" --out out.jsonl --json sum.json
+	[[ $rc -eq 0 && $err == *"resuming agent run $id: 2 answers and 1 runs recorded"* ]] || flunk "resume"
+	[[ $(jq -s 'map(select(.round == 1)) | length' gen2.log) == 0 ]] || flunk "round 1 asked again"
+	[[ $(jq -s 'map(select(.round == 2)) | length' gen2.log) == 1 ]] || flunk "round 2"
+	[[ $(sqlite3 runs.db "select count(*) from runs where samples_path = 'agent round 1'") == 1 ]] ||
+		flunk "round 1 scored twice"
+	[[ $(line Agent/0 .solved_round) == 2 && $(line Agent/0 .candidates) == 4 && $(jq -r .agent_id sum.json) == "$id" ]] ||
+		flunk "the outcome"
+	# every request and decision is in the store, and no hidden test in any of it
+	steps=$(sqlite3 runs.db "select group_concat(kind) from agent_steps where agent_id = '$id'")
+	[[ $steps == start,answer,answer,run,resume,answer,run,run,run,stop,stop,done ]] || flunk "steps: $steps"
+	sqlite3 runs.db "select body from agent_steps where kind = 'answer' and round = 2" | jq -e \
+		'(.feedback | test("expected 5, got -1")) and (.prompt_sha256 | length == 64) and .usage.prompt_tokens == 14' \
+		>/dev/null || flunk "the answer step"
+	! sqlite3 runs.db "select body from agent_steps" | grep -Eq "$HIDDEN" || flunk "a hidden test in the record"
+	agent --generator "$gen" --resume a-0000000000000000
+	[[ $rc -eq 2 && $err == *"no agent run 'a-0000000000000000'"* ]] || flunk "unknown id"
+	agent --replay "$FX/replay.jsonl" --resume "$id"
+	[[ $rc -eq 2 && $err == *"its generator was a command one, not replay"* ]] || flunk "another generator"
+}

@@ -123,8 +123,8 @@ int agent_write_summary(const char *path, const struct agent_result *res, struct
 	}
 	for (int i = 0; i < res->n_rounds; i++)
 		json_array_append_new(rounds, json_text(res->round_runs[i]));
-	doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:f, s:I, s:o, s:o, s:o}",
-			"format", "sandeval-agent", "version", 1,
+	doc = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:f, s:I, s:o, s:o, s:o}",
+			"format", "sandeval-agent", "version", 1, "agent_id", res->agent_id,
 			"agent_run", json_text(res->agent_run[0] ? res->agent_run : NULL),
 			"single_shot_run", json_text(res->single_run[0] ? res->single_run : NULL), "round_runs", rounds,
 			"all", tally_json(&all), "per_class", classes,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent-internal.h"
 #include "agent/prompt.h"
 #include "base/jsonl.h"
 #include "base/util.h"
@@ -41,41 +42,7 @@ void agent_options_init(struct agent_options *o)
 	evaluator_options_init(&o->eval);
 }
 
-/* One task's loop. */
-struct tstate {
-	const struct task *task;
-	struct task pub;		/* the task with its public tests only */
-	json_t *messages;
-	bool open;			/* still in the loop */
-	char *best_answer;		/* the best candidate's answer as the model gave it */
-	char *best_code;
-	bool best_whole;
-	bool have_best;
-	bool best_passed;
-	double best_score;
-	int best_lint;			/* 1 lint passed, 0 not or none */
-	int64_t best_cpu;
-	char *single_code;
-	bool single_whole;
-	char *feedback;
-	/* this round's candidates: answers and cleaned code, by index */
-	char **answers;
-	char **codes;
-	bool *whole;
-	size_t n_round;
-};
-
-struct loop {
-	const struct agent_options *o;
-	struct store *st;
-	struct task_set tasks;
-	struct tstate *ts;
-	struct agent_result *res;
-	char *tmpl[3];			/* system, act, retry */
-};
-
-static void say(const struct loop *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct loop *l, const char *fmt, ...)
+void say(const struct loop *l, const char *fmt, ...)
 {
 	char text[1400];
 	va_list ap;
@@ -257,7 +224,12 @@ static bool generate(struct loop *l, size_t ti, int round, struct sample_set *ss
 		return false;
 	}
 	r->rounds = round;
-	if (generator_generate(o->gen, &rq, &a, &gerr) < 0) {
+	switch (record_ask(l, &rq, &a, &gerr, err)) {
+	case -1:
+		return false;
+	case 0:
+		break;
+	default:
 		say(l, "task %s, round %d: %s", t->task->id, round, gerr.msg);
 		r->stop = AGENT_STOP_GENERATOR_ERROR;
 		r->error = strdup(gerr.msg);
@@ -339,11 +311,15 @@ static bool generate(struct loop *l, size_t ti, int round, struct sample_set *ss
 
 static void on_run_event(void *arg, const struct run *run, const struct run_event *ev)
 {
-	const struct loop *l = arg;
+	struct loop *l = arg;
 
-	(void)run;
 	if (ev->kind == RUN_WARNING)
 		say(l, "warning: %s", ev->text);
+	/* the run is recorded: a resumed agent run resumes it rather than score again */
+	if (ev->kind == RUN_STARTED && !ev->resumed && !l->record_failed &&
+	    record_step(l, "run", NULL, 0, json_pack("{s:s, s:s}", "label", l->label, "run_id", run_info(run)->id),
+			&l->record_err) < 0)
+		l->record_failed = true;
 }
 
 /* Score SS (moved) against TASKS' copies (PUBLIC: the public views, else
@@ -388,8 +364,14 @@ static int score(struct loop *l, struct sample_set *ss, bool public, const char 
 	ro.version = o->version;
 	ro.event = on_run_event;
 	ro.arg = l;
+	ro.resume = record_run(l, label);
+	l->label = label;
 	if (!(run = run_new(&ro, err)) || run_execute(run, l->st, err) < 0)
 		goto out;
+	if (l->record_failed) {
+		*err = l->record_err;
+		goto out;
+	}
 	snprintf(run_id, STORE_RUN_ID_MAX + 1, "%s", run_info(run)->id);
 	ret = store_samples_load(l->st, run_id, out, n, err);
 out:
@@ -627,14 +609,20 @@ static int final_run(struct loop *l, bool single, struct sd_error *err)
 	return 0;
 }
 
-int agent_run(const struct agent_options *o, struct store *st, struct agent_result *res, struct sd_error *err)
+int agent_run(const struct agent_options *opt, struct store *st, struct agent_result *res, struct sd_error *err)
 {
-	struct loop l = { .o = o, .st = st, .res = res };
+	struct loop l = { .opt = *opt, .st = st, .res = res };
+	const struct agent_options *o = &l.opt;
 	int ret = -1;
 
+	l.o = o;
 	memset(res, 0, sizeof(*res));
-	if (o->k < 1 || o->rounds < 1)
-		return sd_error_set(err, EINVAL, "k and rounds must be at least 1");
+	if (record_start(&l, err) < 0)
+		goto out;
+	if (o->k < 1 || o->rounds < 1) {
+		sd_error_set(err, EINVAL, "k and rounds must be at least 1");
+		goto out;
+	}
 	if (!(res->round_runs = calloc((size_t)o->rounds + 1, sizeof(*res->round_runs)))) {
 		sd_error_set(err, ENOMEM, "out of memory");
 		goto out;
@@ -652,9 +640,18 @@ int agent_run(const struct agent_options *o, struct store *st, struct agent_resu
 
 		r->completion = steal_pointer(&l.ts[ti].best_code);
 		r->single = steal_pointer(&l.ts[ti].single_code);
+		if (record_step(&l, "stop", r->task_id, r->rounds, json_pack("{s:s, s:b, s:b, s:i, s:I, s:o}", "reason",
+				agent_stop_name(r->stop), "passed", r->passed, "single_shot_passed", r->single_passed,
+				"solved_round", r->solved_round, "candidates", (json_int_t)r->candidates, "error",
+				json_text(r->error)), err) < 0)
+			goto out;
 	}
+	if (record_step(&l, "done", NULL, 0, json_pack("{s:s, s:s}", "agent_run", res->agent_run, "single_shot_run",
+							 res->single_run), err) < 0)
+		goto out;
 	ret = 0;
 out:
+	record_release(&l);
 	if (l.ts) {
 		for (size_t ti = 0; ti < l.tasks.n; ti++) {
 			struct tstate *t = &l.ts[ti];

@@ -47,6 +47,7 @@ struct agent_options {
 	size_t jobs;			/* candidates scored at once (default: the CPUs) */
 	size_t feedback_lines;		/* of a failing test's detail shown the model (default 5) */
 	const char *templates_dir;	/* system.txt, act.txt, retry.txt; NULL: the shipped ones */
+	const char *resume;		/* an agent run's id: go on where it stopped (its settings) */
 	struct evaluator_options eval;
 	const char *version;
 	void (*event)(void *arg, const char *text);	/* progress and warnings; may be NULL */
@@ -93,6 +94,7 @@ struct agent_task {
 struct agent_result {
 	struct agent_task *tasks;
 	size_t n;
+	char agent_id[STORE_RUN_ID_MAX + 1];	/* "a-" + 16 hex: the steps in the store, --resume */
 	char agent_run[STORE_RUN_ID_MAX + 1];	/* the chosen candidates on every test */
 	char single_run[STORE_RUN_ID_MAX + 1];	/* the single-shot ones */
 	char **round_runs;		/* per round: its run (public tests) */

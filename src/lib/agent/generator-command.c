@@ -189,7 +189,7 @@ static void command_free(struct generator *g)
 	free(c);
 }
 
-static const struct generator_ops command_ops = { "command", command_generate, command_free };
+static const struct generator_ops command_ops = { "command", command_generate, command_free, NULL };
 
 struct generator *generator_command_new(const char *cmd, double timeout, struct sd_error *err)
 {

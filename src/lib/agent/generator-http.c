@@ -251,7 +251,7 @@ static void http_free(struct generator *g)
 	free(h);
 }
 
-static const struct generator_ops http_ops = { "http", http_generate, http_free };
+static const struct generator_ops http_ops = { "http", http_generate, http_free, NULL };
 
 struct generator *generator_http_new(const struct generator_http_options *o, struct sd_error *err)
 {

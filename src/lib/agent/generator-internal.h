@@ -9,6 +9,7 @@ struct generator_ops {
 	int (*generate)(struct generator *g, const struct generator_request *rq, struct generator_answer *a,
 			struct sd_error *err);
 	void (*free)(struct generator *g);
+	void (*skip)(struct generator *g, const struct task *t, size_t n);	/* NULL: nothing to skip */
 };
 
 /* The head of every kind's handle. */

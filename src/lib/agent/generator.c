@@ -42,6 +42,12 @@ void generator_free(struct generator *g)
 		g->ops->free(g);
 }
 
+void generator_skip(struct generator *g, const struct task *t, size_t n)
+{
+	if (g->ops->skip)
+		g->ops->skip(g, t, n);
+}
+
 const char *generator_kind(const struct generator *g)
 {
 	return g->ops->kind;
@@ -218,6 +224,19 @@ static int replay_generate(struct generator *g, const struct generator_request *
 	return 0;
 }
 
+static void replay_skip(struct generator *g, const struct task *t, size_t n)
+{
+	struct replay *r = (struct replay *)g;
+	const struct task *x = task_set_find(r->tasks, t->id);
+	size_t ti;
+
+	if (!x)
+		return;
+	ti = (size_t)(x - r->tasks->tasks);
+	for (; n && r->head[ti] != SIZE_MAX; n--)
+		r->head[ti] = r->next[r->head[ti]];
+}
+
 static void replay_free(struct generator *g)
 {
 	struct replay *r = (struct replay *)g;
@@ -228,7 +247,7 @@ static void replay_free(struct generator *g)
 	free(r);
 }
 
-static const struct generator_ops replay_ops = { "replay", replay_generate, replay_free };
+static const struct generator_ops replay_ops = { "replay", replay_generate, replay_free, replay_skip };
 
 struct generator *generator_replay_new(const char *path, const struct task_set *tasks, struct sd_error *err)
 {

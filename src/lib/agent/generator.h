@@ -62,6 +62,9 @@ struct generator *generator_command_new(const char *cmd, double timeout, struct 
  * first needed). */
 struct generator *generator_http_new(const struct generator_http_options *o, struct sd_error *err);
 void generator_free(struct generator *g);
+/* A resumed agent run took N answers of task T from its record: a replay
+ * moves past those samples (the others have nothing to skip). */
+void generator_skip(struct generator *g, const struct task *t, size_t n);
 /* "replay", "command", "http" */
 const char *generator_kind(const struct generator *g);
 
