@@ -25,9 +25,12 @@
 
 int record_step(struct loop *l, const char *kind, const char *task_id, int round, json_t *body, struct sd_error *err)
 {
-	char *text = json_dumps(body ? body : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+	char *text;
 	int ret;
 
+	if (!body)
+		body = json_object();
+	text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(body);
 	if (!text)
 		return sd_error_set(err, ENOMEM, "out of memory");
