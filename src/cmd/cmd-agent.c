@@ -6,10 +6,12 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <pwd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -26,7 +28,8 @@ static const char agent_usage[] =
 	"                      [--budget-tokens N] [--budget-usd X --price-in USD --price-out USD]\n"
 	"                      [--budget-cpu SECONDS] [--templates DIR] [--feedback-lines N]\n"
 	"                      [--request-timeout SECONDS] [--retries N] [--backoff SECONDS]\n"
-	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N] [--resume AGENT_ID]\n"
+	"                      [--checkpoint CLASS[,CLASS...]] [--resume AGENT_ID]\n"
+	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N]\n"
 	"                      [--timeout SECONDS] [--memory SIZE] [--no-lint] [--quiet]\n"
 	"\n"
 	"Ask a generator for K candidates of each task, score each in a fresh sandbox\n"
@@ -60,6 +63,9 @@ static const char agent_usage[] =
 	"  --out FILE            one JSON line per task\n"
 	"  --json FILE           the summary as JSON\n"
 	"  --jobs N              candidates scored at once (default: the number of CPUs)\n"
+	"  --checkpoint CLASSES  tasks of these classes (and native tasks with \"risk\": \"high\")\n"
+	"                        wait for a person: on a terminal agent asks y/n; else they stay\n"
+	"                        pending ('sandeval approve', then --resume) and the exit status is 3\n"
 	"  --resume AGENT_ID     go on with a stopped agent run (the same --tasks and kind of\n"
 	"                        generator; its other settings are the run's): recorded answers\n"
 	"                        are not asked again, scored candidates not scored again\n"
@@ -68,13 +74,14 @@ static const char agent_usage[] =
 	"  --no-lint             do not lint candidates (lint breaks ties between candidates)\n"
 	"\n"
 	"Exit status: 0 when the loop ran (a task that is not solved is a result, and so\n"
-	"is a generator that failed on a task: its stop reason says so); 2 on bad input,\n"
-	"when the evaluator or the store failed, or when the generator failed on every task.\n";
+	"is a generator that failed on a task: its stop reason says so); 3 when candidates\n"
+	"wait for approval; 2 on bad input, when the evaluator or the store failed, or when\n"
+	"the generator failed on every task.\n";
 
 enum { OPT_TASKS = 256, OPT_REPLAY, OPT_GENERATOR, OPT_MODEL_URL, OPT_MODEL, OPT_K, OPT_ROUNDS, OPT_TEMPERATURE,
        OPT_MAX_TOKENS, OPT_SEED, OPT_BUDGET_TOKENS, OPT_BUDGET_USD, OPT_PRICE_IN, OPT_PRICE_OUT, OPT_BUDGET_CPU,
        OPT_TEMPLATES, OPT_FEEDBACK_LINES, OPT_REQUEST_TIMEOUT, OPT_RETRIES, OPT_BACKOFF, OPT_DB, OPT_OUT, OPT_JSON,
-       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME };
+       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME, OPT_CHECKPOINT };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -106,6 +113,7 @@ static const struct option options[] = {
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "resume", required_argument, NULL, OPT_RESUME },
+	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -117,6 +125,9 @@ struct cmd_agent {
 	double request_timeout, backoff;
 	int retries;
 	bool quiet;
+	char *classes;			/* --checkpoint's list, cut at the commas */
+	const char *checkpoint[33];
+	char approver[96];
 };
 
 #define fail(...) cmd_fail("agent", __VA_ARGS__)
@@ -166,6 +177,23 @@ static int parse_options(int argc, char **argv, struct cmd_agent *c)
 		case OPT_NO_LINT: o->eval.lint = false; break;
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_RESUME: o->resume = v; break;
+		case OPT_CHECKPOINT: {
+			size_t m = 0;
+
+			free(c->classes);
+			if (!(c->classes = strdup(v)))
+				return fail("out of memory");
+			for (char *p = c->classes, *e; p; p = e) {
+				if ((e = strchr(p, ',')))
+					*e++ = '\0';
+				if (!*p || m == 32)
+					return fail("--checkpoint '%s': expected 1 to 32 task classes, comma-separated", v);
+				c->checkpoint[m++] = p;
+			}
+			c->checkpoint[m] = NULL;
+			o->checkpoint = c->checkpoint;
+			break;
+		}
 		case OPT_K:
 		case OPT_ROUNDS:
 		case OPT_MAX_TOKENS:
@@ -267,6 +295,51 @@ static void on_event(void *arg, const char *text)
 		fprintf(stderr, "sandeval: agent: %s\n", text);
 }
 
+/* On a terminal: show the candidate, its scores and what changed since the
+ * round before (diff -u), and take y or n. */
+static int ask(void *arg, const struct agent_checkpoint *cp, const char **note)
+{
+	char prev[] = "/tmp/sandeval-agent-prev.XXXXXX", cur[] = "/tmp/sandeval-agent-cur.XXXXXX", line[64];
+	int fp = mkstemp(prev), fc = mkstemp(cur);
+
+	(void)arg;
+	*note = NULL;
+	fprintf(stderr, "\n== checkpoint: task %s (class %s), the candidate of round %d: public tests %s",
+		cp->task_id, cp->task_class ? cp->task_class : "?", cp->round,
+		cp->n_public == 0 ? "none" : cp->public_passed ? "all passed" : "not all passed");
+	if (!isnan(cp->public_score))
+		fprintf(stderr, " (score %.3f of %zu)", cp->public_score, cp->n_public);
+	fprintf(stderr, "\n%s\n", cp->completion);
+	if (cp->previous && fp >= 0 && fc >= 0 && write_all(fp, cp->previous, strlen(cp->previous)) == 0 &&
+	    write_all(fc, cp->completion, strlen(cp->completion)) == 0) {
+		pid_t pid;
+
+		fprintf(stderr, "-- against the best of the round before:\n");
+		fflush(stderr);
+		if ((pid = fork()) == 0) {
+			dup2(2, 1);
+			execlp("diff", "diff", "-u", "--label", "before", "--label", "now", prev, cur, (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	if (fp >= 0)
+		close(fp), unlink(prev);
+	if (fc >= 0)
+		close(fc), unlink(cur);
+	for (;;) {
+		fprintf(stderr, "accept this candidate? [y/n] ");
+		fflush(stderr);
+		if (!fgets(line, sizeof(line), stdin))
+			return -1;
+		if (line[0] == 'y' || line[0] == 'Y')
+			return 1;
+		if (line[0] == 'n' || line[0] == 'N')
+			return 0;
+	}
+}
+
 static void print_summary(const struct agent_result *res)
 {
 	size_t passed = 0, single = 0, errors = 0, cands = 0;
@@ -290,6 +363,11 @@ static void print_summary(const struct agent_result *res)
 	       res->completion_tokens, res->cost_usd, (double)res->cpu_ms / 1000.0);
 	if (res->budget_hit)
 		printf("stopped by %s\n", agent_stop_name(res->budget));
+	for (size_t i = 0; i < res->n; i++)
+		if (res->tasks[i].stop == AGENT_STOP_CHECKPOINT_PENDING)
+			printf("waits for approval: %s ('sandeval approve %s %s --accept|--reject --by NAME', then "
+			       "'sandeval agent --resume %s' with the same --tasks and generator)\n", res->tasks[i].task_id,
+			       res->agent_id, res->tasks[i].task_id, res->agent_id);
 	printf("agent run %s\n", res->agent_id);
 	if (res->agent_run[0])
 		printf("runs: chosen %s, single-shot %s ('sandeval report %s' compares them)\n", res->agent_run,
@@ -313,8 +391,16 @@ int cmd_agent(int argc, char **argv)
 	c.o.arg = &c;
 	ret = parse_options(argc, argv, &c);
 	if (ret)
-		return ret == -1 ? 0 : EXIT_USAGE;
+		return free(c.classes), ret == -1 ? 0 : EXIT_USAGE;
 	c.o.model = c.model;
+	if (isatty(0) && isatty(2)) {
+		const struct passwd *pw = getpwuid(getuid());
+		const char *user = getenv("USER") ? getenv("USER") : pw ? pw->pw_name : NULL;
+
+		snprintf(c.approver, sizeof(c.approver), "terminal:%s", user && *user ? user : "?");
+		c.o.approve = ask;
+		c.o.approver = c.approver;
+	}
 	if ((c.out && check_writable(c.out, false, &err) < 0) || (c.json && check_writable(c.json, false, &err) < 0) ||
 	    (!strstr(c.db, "://") && check_writable(c.db, true, &err) < 0))
 		return fail("%s", err.msg);
@@ -350,6 +436,8 @@ int cmd_agent(int argc, char **argv)
 		print_summary(&res);
 	if ((c.out && agent_write_jsonl(c.out, &res, &err) < 0) || (c.json && agent_write_summary(c.json, &res, &err) < 0))
 		ret = fail("%s", err.msg);
+	if (ret == 0 && res.pending)
+		ret = 3;
 	if (ret == 0 && res.n) {
 		size_t bad = 0;
 
@@ -364,5 +452,6 @@ out:
 	store_close(st);
 	generator_free(c.o.gen);
 	task_set_release(&tasks);
+	free(c.classes);
 	return ret;
 }

@@ -24,6 +24,7 @@ static const struct {
 	{ "show", cmd_show, "the failing tests of a run's samples, as feedback (text or JSON)" },
 	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
 	{ "agent", cmd_agent, "a code model in a generate -> evaluate -> retry loop, scored beside single-shot" },
+	{ "approve", cmd_approve, "accept or reject a candidate an agent run holds for a person's approval" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 

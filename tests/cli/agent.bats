@@ -244,3 +244,44 @@ start_server() {
 	agent --replay "$FX/replay.jsonl" --resume "$id"
 	[[ $rc -eq 2 && $err == *"its generator was a command one, not replay"* ]] || flunk "another generator"
 }
+
+@test "checkpoint: without a terminal the chosen candidates wait (exit 3); approve and reject are recorded; --resume goes on with them" {
+	agent --replay "$FX/replay.jsonl" --k 2 --checkpoint humaneval,other --out out.jsonl </dev/null
+	[[ $rc -eq 3 ]] || flunk "exit $rc"
+	[[ $(line Agent/0 .stop_reason) == checkpoint_pending && $(line Agent/0 .result) == "waits for approval" ]] ||
+		flunk "pending"
+	[[ $out == *"waits for approval: Agent/1 ('sandeval approve a-"* ]] || flunk "not listed"
+	id=$(sed -n 's/^agent run \(a-[0-9a-f]*\)$/\1/p' stdout.txt)
+	[[ $(sqlite3 runs.db "select count(*) from runs where samples_path like 'agent %'") == 1 ]] ||
+		flunk "scored on every test before a decision"
+	"$SANDEVAL" approve "$id" Agent/0 --accept --by alice --note "checked by hand" --db runs.db >approve.txt 2>&1 ||
+		flunk "approve: $(cat approve.txt)"
+	"$SANDEVAL" approve "$id" Agent/1 --reject --by bob --db runs.db >/dev/null 2>&1 || flunk "reject"
+	"$SANDEVAL" approve "$id" Agent/1 --accept --by carol --db runs.db 2>approve.txt && flunk "decided twice"
+	[[ $(cat approve.txt) == *"was decided already"* ]] || flunk "$(cat approve.txt)"
+	"$SANDEVAL" approve "$id" Agent/0 --accept --db runs.db 2>approve.txt && flunk "no --by"
+	"$SANDEVAL" approve "$id" Nope --accept --by x --db runs.db 2>approve.txt && flunk "no such task"
+	[[ $(cat approve.txt) == *"has no candidate of task 'Nope' waiting"* ]] || flunk "$(cat approve.txt)"
+	sqlite3 runs.db "select body from agent_steps where kind = 'approval' and task_id = 'Agent/0'" |
+		jq -e '.by == "alice" and .decision == "accept" and .note == "checked by hand"' >/dev/null || flunk "recorded"
+	agent --replay "$FX/replay.jsonl" --resume "$id" --out out.jsonl </dev/null
+	[[ $rc -eq 0 ]] || flunk "resume: exit $rc"
+	[[ $(line Agent/0 .passed) == true && $(line Agent/1 .stop_reason) == rejected && $(line Agent/1 .passed) == false ]] ||
+		flunk "decisions not applied"
+}
+
+@test "checkpoint: on a terminal agent shows the candidate and its diff and takes y/n; a native task of high risk is held too" {
+	command -v script >/dev/null || skip "host: no script(1) to give agent a terminal"
+	printf 'n\ny\n' | script -qec "'$SANDEVAL' agent --tasks '$FX/tasks.jsonl' --replay '$FX/replay.jsonl' --k 1 --rounds 3 \
+		--db runs.db --no-lint --checkpoint humaneval --out out.jsonl" /dev/null >tty.txt 2>&1 && rc=0 || rc=$?
+	cp tty.txt stdout.txt
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	grep -aq -- "-    return a - b" tty.txt && grep -aq "accept this candidate? \[y/n\]" tty.txt || flunk "no diff, no question"
+	[[ $(line Agent/0 .stop_reason) == rejected && $(line Agent/1 .passed) == true ]] || flunk "answers not taken"
+	# "risk": "high" in task.json, no --checkpoint; its holdout test never reaches the generator
+	AGENT_GEN_LOG=$PWD/gen.log agent --tasks "$FX/native" --generator "python3 $GEN ok $FX/answers.json" --out out.jsonl \
+		</dev/null
+	[[ $rc -eq 3 && $(line triple .stop_reason) == checkpoint_pending && $(line triple .public_tests) == 2 ]] ||
+		flunk "risk high"
+	! grep -Eq 'secret_big|424242|1272726' gen.log || flunk "the holdout test reached the generator"
+}

@@ -15,6 +15,8 @@ struct tstate {
 	bool open;			/* still in the loop */
 	char *best_answer;		/* the best candidate's answer as the model gave it */
 	char *best_code;
+	char *prev_code;		/* the best before it (a checkpoint's diff) */
+	int best_round;
 	bool best_whole;
 	bool have_best;
 	bool best_passed;
@@ -42,6 +44,10 @@ struct loop {
 	/* the record (agent-record.c) */
 	json_t *answers;		/* a resumed run's answers: "ROUND TASK_ID" -> the answer step's body */
 	json_t *runs;			/* its runs: label -> run id */
+	json_t *decisions;		/* its approvals: task id -> {decision, by, note} */
+	json_t *pending;		/* its pending checkpoints: task id -> true */
+	json_t *class_doc;		/* its checkpoint classes, and them as opt.checkpoint */
+	const char **classes;
 	const char *label;		/* of the run being scored */
 	struct sd_error record_err;	/* a "run" step that could not be recorded */
 	bool record_failed;
@@ -66,5 +72,8 @@ json_t *record_answer(const struct loop *l, const char *task_id, int round);
 /* A resumed run's run of LABEL, or NULL. */
 const char *record_run(const struct loop *l, const char *label);
 void record_release(struct loop *l);
+/* The human checkpoints, once the rounds are done: decisions recorded are
+ * taken, the front end asked (opt.approve), the rest left pending. */
+int checkpoints(struct loop *l, struct sd_error *err);
 
 #endif

@@ -41,13 +41,22 @@ int record_step(struct loop *l, const char *kind, const char *task_id, int round
 
 static json_t *settings(const struct agent_options *o)
 {
-	return json_pack("{s:s, s:s, s:s?, s:i, s:i, s:f, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:b}",
+	json_t *classes = json_array(), *s;
+
+	for (const char *const *c = o->checkpoint; c && *c; c++)
+		json_array_append_new(classes, json_text(*c));
+	s = json_pack("{s:s, s:s, s:s?, s:i, s:i, s:f, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:b}",
 			 "tasks", o->tasks_path, "generator", generator_kind(o->gen), "model", o->model, "k", o->k,
 			 "rounds", o->rounds, "temperature", o->temperature, "max_tokens", o->max_tokens,
 			 "seed", (json_int_t)o->seed, "budget_tokens", (json_int_t)o->budget_tokens,
 			 "budget_usd", o->budget_usd, "price_in", o->price_in, "price_out", o->price_out,
 			 "budget_cpu", o->budget_cpu, "feedback_lines", (json_int_t)o->feedback_lines,
 			 "lint", o->eval.lint);
+	if (s)
+		json_object_set_new(s, "checkpoint", classes);
+	else
+		json_decref(classes);
+	return s;
 }
 
 /* The recorded settings into l->opt; what must not differ is refused. */
@@ -78,6 +87,20 @@ static int take_settings(struct loop *l, json_t *cfg, struct sd_error *err)
 	o->budget_cpu = json_number_value(json_object_get(cfg, "budget_cpu"));
 	o->feedback_lines = (size_t)json_integer_value(json_object_get(cfg, "feedback_lines"));
 	o->eval.lint = json_is_true(json_object_get(cfg, "lint"));
+	/* the classes held for a person: the run's own */
+	{
+		json_t *classes = json_object_get(cfg, "checkpoint"), *c;
+		size_t i, n = json_array_size(classes);
+
+		free(l->classes);
+		if (!(l->classes = calloc(n + 1, sizeof(*l->classes))))
+			return sd_error_set(err, ENOMEM, "out of memory");
+		json_array_foreach(classes, i, c)
+			l->classes[i] = json_string_value(c) ? json_string_value(c) : "";
+		json_decref(l->class_doc);
+		l->class_doc = json_incref(classes);
+		o->checkpoint = l->classes;
+	}
 	if (o->k < 1 || o->rounds < 1)
 		return sd_error_set(err, EPROTO, "cannot resume agent run %s: its settings are damaged", id);
 	return 0;
@@ -102,6 +125,8 @@ static int load(struct loop *l, struct sd_error *err)
 	}
 	l->answers = json_object();
 	l->runs = json_object();
+	l->decisions = json_object();
+	l->pending = json_object();
 	for (size_t i = 0; i < n; i++) {
 		json_t *body = json_loads(v[i].body, 0, NULL);
 
@@ -120,6 +145,10 @@ static int load(struct loop *l, struct sd_error *err)
 
 			json_object_set_new(l->answers, key ? key : "", body);
 			free(key);
+		} else if (strcmp(v[i].kind, "approval") == 0 && v[i].task_id) {
+			json_object_set_new(l->decisions, v[i].task_id, body);
+		} else if (strcmp(v[i].kind, "pending") == 0 && v[i].task_id) {
+			json_object_set_new(l->pending, v[i].task_id, body);
 		} else if (strcmp(v[i].kind, "run") == 0 && json_is_string(json_object_get(body, "label"))) {
 			json_object_set(l->runs, json_string_value(json_object_get(body, "label")),
 					json_object_get(body, "run_id"));
@@ -245,5 +274,117 @@ void record_release(struct loop *l)
 {
 	json_decref(l->answers);
 	json_decref(l->runs);
-	l->answers = l->runs = NULL;
+	json_decref(l->decisions);
+	json_decref(l->pending);
+	json_decref(l->class_doc);
+	free(l->classes);
+	l->classes = NULL;
+	l->answers = l->runs = l->decisions = l->pending = l->class_doc = NULL;
+}
+
+/* ---- human checkpoints ---- */
+
+static bool checkpointed(const struct loop *l, const struct task *t)
+{
+	if (t->high_risk)
+		return true;
+	for (const char *const *c = l->o->checkpoint; c && *c; c++)
+		if (t->class && strcmp(*c, t->class) == 0)
+			return true;
+	return false;
+}
+
+static json_t *decision(const char *what, const char *by, const char *note)
+{
+	return json_pack("{s:s, s:s, s:o}", "decision", what, "by", by ? by : "", "note", json_text(note));
+}
+
+int checkpoints(struct loop *l, struct sd_error *err)
+{
+	for (size_t ti = 0; ti < l->tasks.n; ti++) {
+		struct tstate *t = &l->ts[ti];
+		struct agent_task *r = &l->res->tasks[ti];
+		json_t *d;
+		const char *what;
+
+		if (!t->best_code || !checkpointed(l, t->task))
+			continue;
+		d = l->decisions ? json_object_get(l->decisions, t->task->id) : NULL;
+		if (!d && l->o->approve) {
+			struct agent_checkpoint cp = {
+				.agent_id = l->res->agent_id, .task_id = t->task->id, .task_class = t->task->class,
+				.completion = t->best_code, .previous = t->prev_code, .round = t->best_round,
+				.public_passed = t->best_passed, .public_score = t->best_score, .n_public = r->n_public,
+			};
+			const char *note = NULL;
+			int a = l->o->approve(l->o->arg, &cp, &note);
+
+			if (a >= 0) {
+				d = decision(a ? "accept" : "reject", l->o->approver, note);
+				if (record_step(l, "approval", t->task->id, t->best_round, json_incref(d), err) < 0) {
+					json_decref(d);
+					return -1;
+				}
+				if (!l->decisions)
+					l->decisions = json_object();
+				json_object_set_new(l->decisions, t->task->id, d);
+			}
+		}
+		what = json_string_value(json_object_get(d, "decision"));
+		if (!what) {
+			r->stop = AGENT_STOP_CHECKPOINT_PENDING;
+			l->res->pending++;
+			if ((!l->pending || !json_object_get(l->pending, t->task->id)) &&
+			    record_step(l, "pending", t->task->id, t->best_round,
+					json_pack("{s:o}", "completion", json_text(t->best_code)), err) < 0)
+				return -1;
+		} else if (strcmp(what, "reject") == 0) {
+			r->stop = AGENT_STOP_REJECTED;
+			free(t->best_code);
+			t->best_code = NULL;
+		}
+	}
+	return 0;
+}
+
+int agent_approve(struct store *st, const char *agent_id, const char *task_id, bool accept, const char *by,
+		  const char *note, struct sd_error *err)
+{
+	struct agent_step *v = NULL;
+	size_t n = 0;
+	bool pending = false, decided = false;
+	int round = 0;
+
+	if (!by || !*by)
+		return sd_error_set(err, EINVAL, "who decides must be named (--by NAME)");
+	if (store_agent_steps_load(st, agent_id, &v, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].task_id || strcmp(v[i].task_id, task_id) != 0)
+			continue;
+		if (strcmp(v[i].kind, "pending") == 0) {
+			pending = true;
+			round = v[i].round;
+		}
+		decided |= strcmp(v[i].kind, "approval") == 0;
+	}
+	agent_steps_free(v, n);
+	if (n == 0)
+		return sd_error_set(err, ENOENT, "no agent run '%s' in '%s'", agent_id, store_name(st));
+	if (!pending)
+		return sd_error_set(err, ENOENT, "agent run %s has no candidate of task '%s' waiting for approval", agent_id,
+				    task_id);
+	if (decided)
+		return sd_error_set(err, EEXIST, "the candidate of task '%s' of agent run %s was decided already", task_id,
+				    agent_id);
+	{
+		json_t *d = decision(accept ? "accept" : "reject", by, note);
+		char *text = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		int ret = text ? store_agent_step_put(st, agent_id, "approval", task_id, round, text, err)
+			       : sd_error_set(err, ENOMEM, "out of memory");
+
+		json_decref(d);
+		free(text);
+		return ret;
+	}
 }

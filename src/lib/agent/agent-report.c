@@ -15,8 +15,21 @@ static json_t *num(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-static json_t *task_line(const struct agent_task *r)
+static json_t *task_line(const struct agent_result *res, const struct agent_task *r)
 {
+	if (res->pending) {
+		/* nothing was scored on every test yet */
+		return json_pack("{s:o, s:o, s:b, s:s, s:n, s:i, s:i, s:I, s:{s:I, s:I}, s:i, s:f, s:I, s:s, s:o, s:n, s:n, s:I, s:o, s:o}",
+				 "task_id", json_text(r->task_id), "completion", json_text(r->completion), "passed", false,
+				 "result", r->stop == AGENT_STOP_CHECKPOINT_PENDING ? "waits for approval" : "not scored yet",
+				 "score", "rounds", r->rounds, "solved_round", r->solved_round,
+				 "candidates", (json_int_t)r->candidates, "tokens", "prompt", (json_int_t)r->prompt_tokens,
+				 "completion", (json_int_t)r->completion_tokens, "requests", r->requests, "cost_usd", r->cost_usd,
+				 "cpu_ms", (json_int_t)r->cpu_ms, "stop_reason", agent_stop_name(r->stop),
+				 "public_score", num(r->public_score), "single_shot_passed", "single_shot_score",
+				 "public_tests", (json_int_t)r->n_public, "task_class", json_text(r->task_class),
+				 "error", json_text(r->error));
+	}
 	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:i, s:i, s:I, s:{s:I, s:I}, s:i, s:f, s:I, s:s, s:o, s:b, s:o, s:I, s:o, s:o}",
 			 "task_id", json_text(r->task_id), "completion", json_text(r->completion), "passed", r->passed,
 			 "result", json_text(r->result ? r->result : r->completion ? "failed" : "no candidate"),
@@ -55,7 +68,7 @@ int agent_write_jsonl(const char *path, const struct agent_result *res, struct s
 	if (!f)
 		return sd_error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < res->n; i++) {
-		json_t *j = task_line(&res->tasks[i]);
+		json_t *j = task_line(res, &res->tasks[i]);
 		char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 		json_decref(j);

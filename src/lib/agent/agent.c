@@ -24,7 +24,8 @@
 #include "report/feedback.h"
 
 static const char *const stop_names[] = { "solved", "rounds", "budget_tokens", "budget_usd", "budget_cpu",
-					  "generator_error", "exhausted", "no_public_tests" };
+					  "generator_error", "exhausted", "no_public_tests", "checkpoint_pending",
+					  "rejected" };
 
 const char *agent_stop_name(enum agent_stop s)
 {
@@ -300,6 +301,7 @@ static bool generate(struct loop *l, size_t ti, int round, struct sample_set *ss
 		t->best_answer = steal_pointer(&t->answers[0]);
 		t->best_code = steal_pointer(&t->codes[0]);
 		t->best_whole = t->whole[0];
+		t->best_round = round;
 		t->have_best = true;
 		round_clear(t);
 		r->stop = AGENT_STOP_NO_PUBLIC;
@@ -456,11 +458,13 @@ static int select_best(struct loop *l, int round, const struct sample_result *rs
 						     best->cpu_ms, t->best_passed, t->best_score, t->best_lint,
 						     t->best_cpu))) {
 			free(t->best_answer);
-			free(t->best_code);
+			free(t->prev_code);
+			t->prev_code = t->best_code;
 			t->best_answer = steal_pointer(&t->answers[best_j]);
 			t->best_code = steal_pointer(&t->codes[best_j]);
 			t->best_whole = t->whole[best_j];
 			t->best_passed = best->passed;
+			t->best_round = round;
 			t->best_score = best->score_public;
 			t->best_lint = best->lint == LINT_PASSED;
 			t->best_cpu = best->cpu_ms;
@@ -632,9 +636,16 @@ int agent_run(const struct agent_options *opt, struct store *st, struct agent_re
 	for (int round = 1; round <= o->rounds; round++)
 		if (run_round(&l, round, err) < 0)
 			goto out;
-	say(&l, "scoring the single-shot and the chosen candidates on every test");
-	if (final_run(&l, true, err) < 0 || final_run(&l, false, err) < 0)
+	if (checkpoints(&l, err) < 0)
 		goto out;
+	if (res->pending) {
+		say(&l, "%zu task%s wait%s for approval: no final scoring yet", res->pending,
+		    res->pending == 1 ? "" : "s", res->pending == 1 ? "s" : "");
+	} else {
+		say(&l, "scoring the single-shot and the chosen candidates on every test");
+		if (final_run(&l, true, err) < 0 || final_run(&l, false, err) < 0)
+			goto out;
+	}
 	for (size_t ti = 0; ti < l.tasks.n; ti++) {
 		struct agent_task *r = &res->tasks[ti];
 
@@ -661,6 +672,7 @@ out:
 			json_decref(t->messages);
 			free(t->best_answer);
 			free(t->best_code);
+			free(t->prev_code);
 			free(t->single_code);
 			free(t->feedback);
 		}

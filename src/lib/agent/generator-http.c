@@ -216,7 +216,7 @@ static int http_generate(struct generator *g, const struct generator_request *rq
 
 	for (int j = 0; j < rq->k; j++) {
 		json_t *body = generator_chat_body(rq, h->model, rq->seed + j);
-		char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+		char *text = body ? json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
 		struct body b = { 0 };
 		size_t before = a->n;
 		int ret;

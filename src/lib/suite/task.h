@@ -58,6 +58,8 @@ struct task {
 	char *build;			/* the compiler's argv as a JSON array ({source}: the program's
 					 * file); NULL: the language's runner's */
 	bool quiet;			/* passes only by writing nothing (HumanEval-X's JavaScript) */
+	bool high_risk;			/* native task.json "risk": "high": a person approves what the
+					 * agent loop chose (docs/agent.md, checkpoints) */
 };
 
 struct task_set {
