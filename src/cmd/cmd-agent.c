@@ -27,6 +27,7 @@ static const char agent_usage[] =
 	"                      [--k N] [--rounds R] [--temperature T] [--max-tokens N] [--seed N]\n"
 	"                      [--budget-tokens N] [--budget-usd X --price-in USD --price-out USD]\n"
 	"                      [--budget-cpu SECONDS] [--templates DIR] [--feedback-lines N]\n"
+	"                      [--no-plan] [--no-reflect]\n"
 	"                      [--request-timeout SECONDS] [--retries N] [--backoff SECONDS]\n"
 	"                      [--checkpoint CLASS[,CLASS...]] [--resume AGENT_ID]\n"
 	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N]\n"
@@ -54,7 +55,11 @@ static const char agent_usage[] =
 	"  --budget-usd X        the same in US dollars, with --price-in and --price-out\n"
 	"                        (USD per 1000 prompt and completion tokens)\n"
 	"  --budget-cpu SECONDS  stop once the candidates' sandboxes used this much CPU\n"
-	"  --templates DIR       system.txt, act.txt, retry.txt replacing the shipped prompts\n"
+	"  --templates DIR       system.txt, act.txt, retry.txt, plan.txt, reflect.txt replacing\n"
+	"                        the shipped prompts\n"
+	"  --no-plan             no plan step (the model outlines its approach) before round 1\n"
+	"  --no-reflect          no reflect step (the model diagnoses the feedback) after a\n"
+	"                        failed round (a replay has neither)\n"
 	"  --feedback-lines N    lines of a failing test's detail the model is shown (default 5)\n"
 	"  --request-timeout S   per request, or per run of --generator (default 120)\n"
 	"  --retries N           of an HTTP request on 429, 5xx, connection errors (default 4)\n"
@@ -81,7 +86,7 @@ static const char agent_usage[] =
 enum { OPT_TASKS = 256, OPT_REPLAY, OPT_GENERATOR, OPT_MODEL_URL, OPT_MODEL, OPT_K, OPT_ROUNDS, OPT_TEMPERATURE,
        OPT_MAX_TOKENS, OPT_SEED, OPT_BUDGET_TOKENS, OPT_BUDGET_USD, OPT_PRICE_IN, OPT_PRICE_OUT, OPT_BUDGET_CPU,
        OPT_TEMPLATES, OPT_FEEDBACK_LINES, OPT_REQUEST_TIMEOUT, OPT_RETRIES, OPT_BACKOFF, OPT_DB, OPT_OUT, OPT_JSON,
-       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME, OPT_CHECKPOINT };
+       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME, OPT_CHECKPOINT, OPT_NO_PLAN, OPT_NO_REFLECT };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -114,6 +119,8 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "resume", required_argument, NULL, OPT_RESUME },
 	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+	{ "no-plan", no_argument, NULL, OPT_NO_PLAN },
+	{ "no-reflect", no_argument, NULL, OPT_NO_REFLECT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -177,6 +184,8 @@ static int parse_options(int argc, char **argv, struct cmd_agent *c)
 		case OPT_NO_LINT: o->eval.lint = false; break;
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_RESUME: o->resume = v; break;
+		case OPT_NO_PLAN: o->no_plan = true; break;
+		case OPT_NO_REFLECT: o->no_reflect = true; break;
 		case OPT_CHECKPOINT: {
 			size_t m = 0;
 

@@ -2,7 +2,8 @@
 """agent-generator.py MODE [ANSWERS] - a --generator program for agent.bats: reads one JSON request on stdin, prints one answer.
 
 MODE: ok (ANSWERS' "first" answer, "fixed" once the request carries
-feedback; usage 7 + 3 tokens per candidate), garbage (not JSON), hang
+feedback; usage 7 + 3 tokens per candidate; a plan or reflect step gets a
+line of text, 1 + 1 tokens), garbage (not JSON), hang
 (never answers), empty (one empty completion), huge (one completion of
 50 MB), fail (exits 3). Every request is appended to $AGENT_GEN_LOG when set.
 With $AGENT_GEN_SLEEP_ROUND set, a request of that round writes the
@@ -32,6 +33,9 @@ elif mode == "empty":
     print(json.dumps({"completions": [""]}))
 elif mode == "huge":
     sys.stdout.write(json.dumps({"completions": ["#" * (50 << 20)]}))
+elif req.get("step") in ("plan", "reflect"):
+    print(json.dumps({"completions": ["%s for %s, round %d" % (req["step"], req["task_id"], req["round"])],
+                      "usage": {"prompt_tokens": 1, "completion_tokens": 1}}))
 else:
     answers = json.load(open(sys.argv[2]))
     entry = req["entry_point"]

@@ -85,14 +85,14 @@ start_server() {
 
 @test "generator: the loop self-corrects from the feedback, and no request shows a hidden test" {
 	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --k 2 --rounds 3 --out out.jsonl \
-		--json sum.json
+		--json sum.json --no-plan --no-reflect
 	[[ $rc -eq 0 ]] || flunk "exit $rc"
 	[[ $(line Agent/0 .solved_round) == 2 && $(line Agent/0 .passed) == true ]] || flunk "self-corrected"
 	[[ $(line Agent/0 .single_shot_passed) == false ]] || flunk "single-shot"
 	# the second request carries the failing public test: expected vs got
-	jq -e 'select(.round == 2 and .task_id == "Agent/0") | .feedback | test("expected 5, got -1")' gen.log >/dev/null ||
+	jq -se 'map(select(.round == 2 and .task_id == "Agent/0") | .feedback | test("expected 5, got -1")) | length > 0 and all' gen.log >/dev/null ||
 		flunk "no feedback: $(cat gen.log)"
-	jq -e 'select(.round == 2) | .messages[-1].content | test("expected 5, got -1")' gen.log >/dev/null || flunk "messages"
+	jq -se 'map(select(.round == 2) | .messages[-1].content | test("expected 5, got -1")) | length > 0 and all' gen.log >/dev/null || flunk "messages"
 	# tokens add up: 7 + 3 a candidate, 2 candidates a request, 3 requests
 	[[ $(jq -r '.tokens.prompt + .tokens.completion' sum.json) == 60 ]] || flunk "tokens $(jq -c .tokens sum.json)"
 	! grep -Eq "$HIDDEN" gen.log || flunk "a hidden test reached the generator"
@@ -112,7 +112,7 @@ start_server() {
 	[[ $rc -eq 2 && $err == *"exited with status 3"* ]] || flunk "fail"
 	agent --generator "python3 $GEN empty" --out out.jsonl
 	[[ $rc -eq 0 && $(line Agent/0 .candidates) == 1 && $(line Agent/0 .passed) == false ]] || flunk "empty"
-	agent --generator "python3 $GEN huge" --out out.jsonl
+	agent --generator "python3 $GEN huge" --out out.jsonl --no-plan
 	[[ $rc -eq 0 && $err == *"more than the 4 MiB a candidate may hold"* ]] || flunk "huge"
 	[[ $(line Agent/0 .candidates) == 0 && $(line Agent/0 .stop_reason) == rounds ]] || flunk "huge: recorded"
 }
@@ -137,7 +137,7 @@ start_server() {
 @test "http: a 429 is retried, the bearer token is sent and never shown or stored, usage adds up, the loop self-corrects" {
 	start_server --key sk-test-SECRET-42 --fail-first 1 --status 429
 	SANDEVAL_API_KEY=sk-test-SECRET-42 agent --model-url "http://127.0.0.1:$port/v1" --model m1 --k 1 --rounds 3 \
-		--backoff 0.1 --out out.jsonl --json sum.json
+		--backoff 0.1 --out out.jsonl --json sum.json --no-plan --no-reflect
 	[[ $rc -eq 0 ]] || flunk "exit $rc"
 	[[ $(jq -s 'length' server.log) == 4 ]] || flunk "requests: $(cat server.log)"
 	[[ $(jq -s 'map(.auth_ok) | all' server.log) == true ]] || flunk "bearer token"
@@ -211,7 +211,7 @@ start_server() {
 	local gen="python3 $GEN ok $FX/answers.json" id pid
 	AGENT_GEN_LOG=$PWD/gen1.log AGENT_GEN_SLEEP_ROUND=2 AGENT_GEN_PIDFILE=$PWD/gen.pid \
 		"$SANDEVAL" agent --tasks "$FX/tasks.jsonl" --db runs.db --no-lint --jobs 2 "${BACKEND_OPTS[@]}" \
-		--generator "$gen" --k 2 --rounds 3 >stdout.txt 2>stderr.txt &
+		--generator "$gen" --k 2 --rounds 3 --no-plan --no-reflect >stdout.txt 2>stderr.txt &
 	pid=$!
 	for _ in $(seq 300); do
 		[[ -s gen.pid ]] && break
@@ -284,4 +284,32 @@ start_server() {
 	[[ $rc -eq 3 && $(line triple .stop_reason) == checkpoint_pending && $(line triple .public_tests) == 2 ]] ||
 		flunk "risk high"
 	! grep -Eq 'secret_big|424242|1272726' gen.log || flunk "the holdout test reached the generator"
+}
+
+@test "plan and reflect: each its own request, kept in the conversation and recorded; --no-plan and --no-reflect switch them off" {
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --rounds 3 --out out.jsonl \
+		--json sum.json
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	[[ $(jq -sc 'map(select(.task_id == "Agent/0") | "\(.step)\(.round)")' gen.log) == '["plan1","act1","reflect2","act2"]' ]] ||
+		flunk "Agent/0's steps: $(jq -sc 'map("\(.step)\(.round)")' gen.log)"
+	[[ $(jq -sc 'map(select(.task_id == "Agent/1") | .step)' gen.log) == '["plan","act"]' ]] || flunk "Agent/1: solved at once"
+	# the plan is in the context of the code request, the diagnosis in that of the correction
+	[[ $(jq -c 'select(.step == "act" and .round == 1 and .task_id == "Agent/0") | .messages[2]' gen.log) == \
+		'{"role":"assistant","content":"plan for Agent/0, round 1"}' ]] || flunk "plan kept"
+	jq -se 'map(select(.step == "act" and .round == 2) | .messages | map(.content) | index("reflect for Agent/0, round 2")) == [6]'\
+		gen.log >/dev/null || flunk "diagnosis kept"
+	jq -se 'map(select(.step == "reflect") | .messages[-1].content | test("expected 5, got -1")) == [true]' gen.log >/dev/null ||
+		flunk "the reflect step is shown the feedback"
+	[[ $(line Agent/0 .solved_round) == 2 ]] || flunk "solved"
+	# 1 + 1 a thought, 7 + 3 a candidate: Agent/0 two of each, Agent/1 one of each
+	[[ $(jq -r '.tokens.prompt + .tokens.completion' sum.json) == 36 ]] || flunk "tokens $(jq -c .tokens sum.json)"
+	[[ $(sqlite3 runs.db "select count(*) from agent_steps where kind = 'answer' and body like '%\"step\":\"reflect\"%'") == 1 ]] ||
+		flunk "the reflect step is not recorded"
+	rm gen.log
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --rounds 3 --no-plan --no-reflect
+	[[ $rc -eq 0 && $(jq -sc 'map(.step) | unique' gen.log) == '["act"]' ]] || flunk "switched off"
+	# a replay has neither
+	agent --replay "$FX/replay.jsonl" --rounds 3 --json sum.json
+	[[ $rc -eq 0 && $(sqlite3 runs.db "select count(*) from agent_steps where agent_id = '$(jq -r .agent_id sum.json)'
+		and kind = 'answer' and body not like '%\"step\":\"act\"%'") == 0 ]] || flunk "replay steps"
 }

@@ -40,7 +40,7 @@ struct loop {
 	struct task_set tasks;
 	struct tstate *ts;
 	struct agent_result *res;
-	char *tmpl[3];			/* system, act, retry */
+	char *tmpl[5];			/* system, act, retry, plan, reflect */
 	/* the record (agent-record.c) */
 	json_t *answers;		/* a resumed run's answers: "ROUND TASK_ID" -> the answer step's body */
 	json_t *runs;			/* its runs: label -> run id */
@@ -67,8 +67,9 @@ int record_step(struct loop *l, const char *kind, const char *task_id, int round
  * -1: the store failed (*err). */
 int record_ask(struct loop *l, const struct generator_request *rq, struct generator_answer *a, struct sd_error *gerr,
 	       struct sd_error *err);
-/* A resumed run's answer to TASK_ID in ROUND, or NULL (borrowed). */
-json_t *record_answer(const struct loop *l, const char *task_id, int round);
+/* A resumed run's answer to TASK_ID's STEP ("plan", "act", "reflect") in
+ * ROUND, or NULL (borrowed). */
+json_t *record_answer(const struct loop *l, const char *task_id, int round, const char *step);
 /* A resumed run's run of LABEL, or NULL. */
 const char *record_run(const struct loop *l, const char *label);
 void record_release(struct loop *l);

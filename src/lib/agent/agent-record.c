@@ -52,6 +52,10 @@ static json_t *settings(const struct agent_options *o)
 			 "budget_usd", o->budget_usd, "price_in", o->price_in, "price_out", o->price_out,
 			 "budget_cpu", o->budget_cpu, "feedback_lines", (json_int_t)o->feedback_lines,
 			 "lint", o->eval.lint);
+	if (s) {
+		json_object_set_new(s, "plan", json_boolean(!o->no_plan));
+		json_object_set_new(s, "reflect", json_boolean(!o->no_reflect));
+	}
 	if (s)
 		json_object_set_new(s, "checkpoint", classes);
 	else
@@ -87,6 +91,8 @@ static int take_settings(struct loop *l, json_t *cfg, struct sd_error *err)
 	o->budget_cpu = json_number_value(json_object_get(cfg, "budget_cpu"));
 	o->feedback_lines = (size_t)json_integer_value(json_object_get(cfg, "feedback_lines"));
 	o->eval.lint = json_is_true(json_object_get(cfg, "lint"));
+	o->no_plan = json_is_false(json_object_get(cfg, "plan"));
+	o->no_reflect = json_is_false(json_object_get(cfg, "reflect"));
 	/* the classes held for a person: the run's own */
 	{
 		json_t *classes = json_object_get(cfg, "checkpoint"), *c;
@@ -106,9 +112,9 @@ static int take_settings(struct loop *l, json_t *cfg, struct sd_error *err)
 	return 0;
 }
 
-static char *answer_key(const char *task_id, int round)
+static char *answer_key(const char *task_id, int round, const char *step)
 {
-	return xasprintf("%d %s", round, task_id);
+	return xasprintf("%d %s %s", round, step ? step : "act", task_id);
 }
 
 static int load(struct loop *l, struct sd_error *err)
@@ -141,7 +147,8 @@ static int load(struct loop *l, struct sd_error *err)
 			if (r < 0)
 				goto out;
 		} else if (strcmp(v[i].kind, "answer") == 0 && v[i].task_id) {
-			char *key = answer_key(v[i].task_id, v[i].round);
+			char *key = answer_key(v[i].task_id, v[i].round,
+					       json_string_value(json_object_get(body, "step")));
 
 			json_object_set_new(l->answers, key ? key : "", body);
 			free(key);
@@ -226,13 +233,13 @@ static int take_answer(json_t *rec, struct generator_answer *a, struct sd_error 
 int record_ask(struct loop *l, const struct generator_request *rq, struct generator_answer *a, struct sd_error *gerr,
 	       struct sd_error *err)
 {
-	json_t *rec = record_answer(l, rq->task->id, rq->round), *completions, *body;
+	json_t *rec = record_answer(l, rq->task->id, rq->round, rq->step), *completions, *body;
 	char hash[65];
 	int failed;
 
 	if (rec) {
 		failed = take_answer(rec, a, gerr);
-		if (failed == 0)
+		if (failed == 0 && (!rq->step || strcmp(rq->step, "act") == 0))
 			generator_skip(l->o->gen, rq->task, a->n);
 		return failed < 0 ? -1 : failed;
 	}
@@ -241,7 +248,8 @@ int record_ask(struct loop *l, const struct generator_request *rq, struct genera
 	for (size_t i = 0; !failed && i < a->n; i++)
 		json_array_append_new(completions, json_text(a->completions[i]));
 	prompt_hash(rq->messages, hash);
-	body = json_pack("{s:s, s:o, s:{s:I, s:I}, s:b, s:i, s:o, s:o}", "prompt_sha256", hash, "completions",
+	body = json_pack("{s:s, s:s, s:o, s:{s:I, s:I}, s:b, s:i, s:o, s:o}", "step", rq->step ? rq->step : "act",
+			 "prompt_sha256", hash, "completions",
 			 completions, "usage", "prompt_tokens", (json_int_t)a->prompt_tokens, "completion_tokens",
 			 (json_int_t)a->completion_tokens, "usage_known", a->usage, "requests", a->requests,
 			 "feedback", json_text(rq->feedback), "error", failed ? json_text(gerr->msg) : json_null());
@@ -252,14 +260,14 @@ int record_ask(struct loop *l, const struct generator_request *rq, struct genera
 	return failed;
 }
 
-json_t *record_answer(const struct loop *l, const char *task_id, int round)
+json_t *record_answer(const struct loop *l, const char *task_id, int round, const char *step)
 {
 	char *key;
 	json_t *a;
 
 	if (!l->answers)
 		return NULL;
-	key = answer_key(task_id, round);
+	key = answer_key(task_id, round, step);
 	a = key ? json_object_get(l->answers, key) : NULL;
 	free(key);
 	return a;

@@ -23,6 +23,9 @@
 #include "eval/run.h"
 #include "report/feedback.h"
 
+/* The most of a plan or a diagnosis kept in the conversation. */
+#define AGENT_THOUGHT_MAX (16u << 10)
+
 static const char *const stop_names[] = { "solved", "rounds", "budget_tokens", "budget_usd", "budget_cpu",
 					  "generator_error", "exhausted", "no_public_tests", "checkpoint_pending",
 					  "rejected" };
@@ -58,9 +61,9 @@ void say(const struct loop *l, const char *fmt, ...)
 
 static int load_templates(struct loop *l, struct sd_error *err)
 {
-	static const char *const names[] = { "system", "act", "retry" };
+	static const char *const names[] = { "system", "act", "retry", "plan", "reflect" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		char *path, *text = NULL;
 		size_t len;
 
@@ -121,7 +124,7 @@ static int setup(struct loop *l, struct sd_error *err)
 	for (size_t i = 0; i < l->tasks.n; i++) {
 		struct tstate *t = &l->ts[i];
 		struct agent_task *r = &res->tasks[i];
-		char *sys, *act;
+		char *sys;
 
 		t->task = &l->tasks.tasks[i];
 		if (prompt_public_task(t->task, &t->pub, &r->n_public, err) < 0)
@@ -132,15 +135,11 @@ static int setup(struct loop *l, struct sd_error *err)
 		r->public_score = NAN;
 		t->messages = json_array();
 		sys = render(l, 0, t, 1);
-		act = render(l, 1, t, 1);
-		if (!r->task_id || !r->task_class || !t->messages || !sys || !act ||
-		    add_message(t->messages, "system", sys) < 0 || add_message(t->messages, "user", act) < 0) {
+		if (!r->task_id || !r->task_class || !t->messages || !sys || add_message(t->messages, "system", sys) < 0) {
 			free(sys);
-			free(act);
 			return sd_error_set(err, ENOMEM, "out of memory");
 		}
 		free(sys);
-		free(act);
 	}
 	return 0;
 }
@@ -164,8 +163,8 @@ static double cost_of(const struct agent_options *o, long long in, long long out
 	return (double)in / 1000.0 * o->price_in + (double)out / 1000.0 * o->price_out;
 }
 
-/* The budget the next request of T would pass, or -1 when it fits. */
-static int budget_check(const struct loop *l, const struct tstate *t)
+/* The budget the next request of T, for K answers, would pass, or -1 when it fits. */
+static int budget_check(const struct loop *l, const struct tstate *t, int k)
 {
 	const struct agent_options *o = l->o;
 	const struct agent_result *res = l->res;
@@ -175,7 +174,7 @@ static int budget_check(const struct loop *l, const struct tstate *t)
 		return AGENT_STOP_BUDGET_CPU;
 	if (o->budget_tokens <= 0 && o->budget_usd <= 0)
 		return -1;
-	request_bound(l, t->messages, o->k, &in, &out);
+	request_bound(l, t->messages, k, &in, &out);
 	if (o->budget_tokens > 0 && res->prompt_tokens + res->completion_tokens + in + out > o->budget_tokens)
 		return AGENT_STOP_BUDGET_TOKENS;
 	if (o->budget_usd > 0 && res->cost_usd + cost_of(o, in, out) > o->budget_usd + 1e-12)
@@ -199,6 +198,108 @@ static void round_clear(struct tstate *t)
 	t->n_round = 0;
 }
 
+/* One request of task TI: the budgets checked, then asked (or taken from
+ * the record), its tokens counted. 0: *a answered; 1: the task stopped (its
+ * reason set); -1: *err. */
+static int ask(struct loop *l, size_t ti, const struct generator_request *rq, struct generator_answer *a,
+	       struct sd_error *err)
+{
+	const struct agent_options *o = l->o;
+	struct tstate *t = &l->ts[ti];
+	struct agent_task *r = &l->res->tasks[ti];
+	struct sd_error gerr = { 0 };
+	int b = budget_check(l, t, rq->k);
+
+	if (b >= 0) {
+		r->stop = (enum agent_stop)b;
+		l->res->budget_hit = true;
+		l->res->budget = (enum agent_stop)b;
+		t->open = false;
+		return 1;
+	}
+	switch (record_ask(l, rq, a, &gerr, err)) {
+	case -1:
+		return -1;
+	case 0:
+		break;
+	default:
+		say(l, "task %s, round %d, %s: %s", t->task->id, rq->round, rq->step, gerr.msg);
+		r->stop = AGENT_STOP_GENERATOR_ERROR;
+		r->error = strdup(gerr.msg);
+		t->open = false;
+		return 1;
+	}
+	r->requests += a->requests;
+	r->prompt_tokens += a->prompt_tokens;
+	r->completion_tokens += a->completion_tokens;
+	r->cost_usd += cost_of(o, a->prompt_tokens, a->completion_tokens);
+	l->res->prompt_tokens += a->prompt_tokens;
+	l->res->completion_tokens += a->completion_tokens;
+	l->res->cost_usd += cost_of(o, a->prompt_tokens, a->completion_tokens);
+	return 0;
+}
+
+/* A plan or reflect step: the user message of template WHICH, one answer,
+ * kept in the conversation. 0, 1 (the task stopped) or -1. */
+static int think(struct loop *l, size_t ti, int round, const char *step, int which, struct sd_error *err)
+{
+	struct tstate *t = &l->ts[ti];
+	char *text = render(l, which, t, round - (which == 4));
+	struct generator_request rq = {
+		.task = t->task, .prompt = t->task->prompt, .messages = t->messages, .k = 1, .round = round,
+		.step = step, .feedback = t->feedback, .temperature = l->o->temperature, .max_tokens = l->o->max_tokens,
+		.seed = l->o->seed + (long long)ti * l->o->rounds + round - 1,
+	};
+	struct generator_answer a;
+	int ret;
+
+	if (!text || add_message(t->messages, "user", text) < 0) {
+		free(text);
+		return sd_error_set(err, ENOMEM, "out of memory");
+	}
+	free(text);
+	if ((ret = ask(l, ti, &rq, &a, err)) != 0)
+		return ret;
+	/* what is kept in the context is short: a plan, a diagnosis */
+	if (a.n && strlen(a.completions[0]) > AGENT_THOUGHT_MAX)
+		a.completions[0][AGENT_THOUGHT_MAX] = '\0';
+	if (add_message(t->messages, "assistant", a.n ? a.completions[0] : "") < 0)
+		ret = sd_error_set(err, ENOMEM, "out of memory");
+	generator_answer_release(&a);
+	return ret;
+}
+
+/* The conversation up to this round's request for code: round 1's plan
+ * step and the task; later, the best candidate, a reflect step on its
+ * feedback, and the request to correct it. */
+static int converse(struct loop *l, size_t ti, int round, struct sd_error *err)
+{
+	struct tstate *t = &l->ts[ti];
+	bool thinks = strcmp(generator_kind(l->o->gen), "replay") != 0;	/* a replay has no such step */
+	char *text;
+	int ret;
+
+	if (round == 1) {
+		if (thinks && !l->o->no_plan && (ret = think(l, ti, round, "plan", 3, err)) != 0)
+			return ret;
+		text = render(l, 1, t, round);
+	} else if (t->have_best && t->feedback) {
+		if (add_message(t->messages, "assistant", t->best_answer) < 0)
+			return sd_error_set(err, ENOMEM, "out of memory");
+		if (thinks && !l->o->no_reflect && (ret = think(l, ti, round, "reflect", 4, err)) != 0)
+			return ret;
+		text = render(l, 2, t, round - 1);
+	} else {
+		return 0;
+	}
+	if (!text || add_message(t->messages, "user", text) < 0) {
+		free(text);
+		return sd_error_set(err, ENOMEM, "out of memory");
+	}
+	free(text);
+	return 0;
+}
+
 /* Ask T's generator for its candidates of ROUND; false when T stopped. */
 static bool generate(struct loop *l, size_t ti, int round, struct sample_set *ss, struct sd_error *err)
 {
@@ -207,43 +308,17 @@ static bool generate(struct loop *l, size_t ti, int round, struct sample_set *ss
 	struct agent_task *r = &l->res->tasks[ti];
 	struct generator_request rq = {
 		.task = t->task, .prompt = t->task->prompt, .messages = t->messages, .k = o->k, .round = round,
-		.feedback = t->feedback, .temperature = o->temperature, .max_tokens = o->max_tokens,
+		.step = "act", .feedback = t->feedback, .temperature = o->temperature, .max_tokens = o->max_tokens,
 		.seed = o->seed + ((long long)ti * o->rounds + round - 1) * o->k,
 	};
+	struct generator_answer a;
+
 	/* without public tests one candidate is all the loop can use */
 	if (r->n_public == 0)
 		rq.k = 1;
-	struct generator_answer a;
-	struct sd_error gerr = { 0 };
-	int b = budget_check(l, t);
-
-	if (b >= 0) {
-		r->stop = (enum agent_stop)b;
-		l->res->budget_hit = true;
-		l->res->budget = (enum agent_stop)b;
-		t->open = false;
-		return false;
-	}
 	r->rounds = round;
-	switch (record_ask(l, &rq, &a, &gerr, err)) {
-	case -1:
+	if (converse(l, ti, round, err) != 0 || ask(l, ti, &rq, &a, err) != 0)
 		return false;
-	case 0:
-		break;
-	default:
-		say(l, "task %s, round %d: %s", t->task->id, round, gerr.msg);
-		r->stop = AGENT_STOP_GENERATOR_ERROR;
-		r->error = strdup(gerr.msg);
-		t->open = false;
-		return false;
-	}
-	r->requests += a.requests;
-	r->prompt_tokens += a.prompt_tokens;
-	r->completion_tokens += a.completion_tokens;
-	r->cost_usd += cost_of(o, a.prompt_tokens, a.completion_tokens);
-	l->res->prompt_tokens += a.prompt_tokens;
-	l->res->completion_tokens += a.completion_tokens;
-	l->res->cost_usd += cost_of(o, a.prompt_tokens, a.completion_tokens);
 	if (a.n == 0) {
 		r->stop = AGENT_STOP_EXHAUSTED;
 		t->open = false;
@@ -493,15 +568,6 @@ static int select_best(struct loop *l, int round, const struct sample_result *rs
 		} else if (round >= l->o->rounds) {
 			r->stop = AGENT_STOP_ROUNDS;
 			t->open = false;
-		} else if (t->have_best) {
-			char *retry = render(l, 2, t, round);
-
-			if (!retry || add_message(t->messages, "assistant", t->best_answer) < 0 ||
-			    add_message(t->messages, "user", retry) < 0) {
-				free(retry);
-				return sd_error_set(err, ENOMEM, "out of memory");
-			}
-			free(retry);
 		}
 	}
 	return 0;
@@ -678,7 +744,7 @@ out:
 		}
 	}
 	free(l.ts);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		free(l.tmpl[i]);
 	task_set_release(&l.tasks);
 	return ret;

@@ -57,7 +57,9 @@ struct agent_options {
 	bool seed_given;
 	size_t jobs;			/* candidates scored at once (default: the CPUs) */
 	size_t feedback_lines;		/* of a failing test's detail shown the model (default 5) */
-	const char *templates_dir;	/* system.txt, act.txt, retry.txt; NULL: the shipped ones */
+	bool no_plan;			/* no plan step before round 1's code */
+	bool no_reflect;		/* no reflect step after a failed round */
+	const char *templates_dir;	/* system.txt, act.txt, retry.txt, plan.txt, reflect.txt; NULL: the shipped ones */
 	const char *resume;		/* an agent run's id: go on where it stopped (its settings) */
 	const char *const *checkpoint;	/* task classes a person approves (NULL-terminated; may be NULL) */
 	/* Ask a person about CP now: 1 accept, 0 reject, -1 not now (pending).

@@ -83,7 +83,8 @@ json_t *generator_chat_body(const struct generator_request *rq, const char *mode
 
 json_t *generator_command_input(const struct generator_request *rq)
 {
-	return json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:i, s:i, s:s?, s:I, s:f, s:i}", "task_id", rq->task->id,
+	return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:O, s:i, s:i, s:s?, s:I, s:f, s:i}", "step",
+			 rq->step ? rq->step : "act", "task_id", rq->task->id,
 			 "prompt", rq->prompt ? rq->prompt : "", "entry_point", rq->task->entry_point,
 			 "language", rq->task->language, "messages", rq->messages, "k", rq->k, "round", rq->round,
 			 "feedback", rq->feedback, "seed", (json_int_t)rq->seed, "temperature", rq->temperature,

@@ -27,6 +27,7 @@ struct generator_request {
 	json_t *messages;		/* the chat so far: [{role, content}...] */
 	int k;				/* candidates asked for */
 	int round;			/* 1-based */
+	const char *step;		/* "plan", "act" (the candidates), "reflect" */
 	const char *feedback;		/* the last round's feedback; NULL in round 1 */
 	long long seed;			/* of the first candidate; the next ones seed + 1, ... */
 	double temperature;

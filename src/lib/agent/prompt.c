@@ -411,6 +411,12 @@ static const struct { const char *name, *text; } templates[] = {
 	  "Your code failed the task's public tests (round {{round}}):\n\n{{feedback}}\n\n"
 	  "Correct it. Answer with the complete corrected function `{{entry_point}}` in one "
 	  "```{{language}} code block.\n" },
+	{ "plan",
+	  "Before any code: outline, in a few short numbered steps, how you will solve this {{language}} task "
+	  "(the algorithm, the edge cases). Do not write the code yet.\n\n```{{language}}\n{{prompt}}\n```\n" },
+	{ "reflect",
+	  "Your code failed the task's public tests (round {{round}}):\n\n{{feedback}}\n\n"
+	  "In two or three sentences, say what is wrong with it and how to fix it. Do not write code yet.\n" },
 };
 
 const char *prompt_template_default(const char *name)
