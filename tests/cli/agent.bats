@@ -305,6 +305,15 @@ start_server() {
 	[[ $(jq -r '.tokens.prompt + .tokens.completion' sum.json) == 36 ]] || flunk "tokens $(jq -c .tokens sum.json)"
 	[[ $(sqlite3 runs.db "select count(*) from agent_steps where kind = 'answer' and body like '%\"step\":\"reflect\"%'") == 1 ]] ||
 		flunk "the reflect step is not recorded"
+	# the trajectory: sandeval show AGENT_ID TASK_ID
+	id=$(jq -r .agent_id sum.json)
+	"$SANDEVAL" show --db runs.db "$id" Agent/0 >show.txt 2>&1 || flunk "show: $(cat show.txt)"
+	grep -q "round 2 reflect 1 answer, tokens 1 + 1" show.txt && grep -q "expected 5, got -1" show.txt &&
+		grep -q "stop: solved; on every test passed (single-shot failed); solved in round 2" show.txt ||
+		flunk "show: $(cat show.txt)"
+	! grep -q Agent/1 show.txt || flunk "another task shown"
+	[[ $("$SANDEVAL" show --db runs.db "$id" --json | jq '[.steps[] | select(.kind == "answer")] | length') == 6 ]] ||
+		flunk "show --json"
 	rm gen.log
 	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --rounds 3 --no-plan --no-reflect
 	[[ $rc -eq 0 && $(jq -sc 'map(.step) | unique' gen.log) == '["act"]' ]] || flunk "switched off"

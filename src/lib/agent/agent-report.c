@@ -157,3 +157,131 @@ int agent_write_summary(const char *path, const struct agent_result *res, struct
 	free(text);
 	return ret;
 }
+
+/* ---- a trajectory (`sandeval show AGENT_ID [TASK_ID]`) ---- */
+
+/* Untrusted text on F, each line indented by IND, at most MAX_LINES lines;
+ * control characters but tab as '?'. */
+static void put_lines(FILE *f, const char *s, const char *ind, size_t max_lines)
+{
+	size_t lines = 0;
+
+	if (!s || !*s)
+		return;
+	fputs(ind, f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n') {
+			if (!p[1])
+				break;
+			if (++lines == max_lines) {
+				fprintf(f, "\n%s[...]", ind);
+				break;
+			}
+			fputc('\n', f);
+			fputs(ind, f);
+		} else {
+			fputc((*p < 0x20 && *p != '\t') || *p == 0x7f ? '?' : *p, f);
+		}
+	}
+	fputc('\n', f);
+}
+
+static void step_text(FILE *f, const struct agent_step *x, json_t *b)
+{
+	const char *step = json_string_value(json_object_get(b, "step"));
+	json_t *u = json_object_get(b, "usage");
+
+	if (strcmp(x->kind, "answer") == 0) {
+		const char *error = json_string_value(json_object_get(b, "error"));
+		size_t n = json_array_size(json_object_get(b, "completions"));
+
+		fprintf(f, "  round %d %-7s %zu answer%s, tokens %lld + %lld, prompt sha256 %.12s\n", x->round,
+			step ? step : "act", n, n == 1 ? "" : "s", (long long)json_integer_value(json_object_get(u, "prompt_tokens")),
+			(long long)json_integer_value(json_object_get(u, "completion_tokens")),
+			json_string_value(json_object_get(b, "prompt_sha256")) ? json_string_value(json_object_get(b, "prompt_sha256")) : "");
+		if (step && strcmp(step, "act") != 0)
+			put_lines(f, json_string_value(json_array_get(json_object_get(b, "completions"), 0)), "      | ", 8);
+		else if (json_is_string(json_object_get(b, "feedback")) && x->round > 1)
+			put_lines(f, json_string_value(json_object_get(b, "feedback")), "      > ", 8);
+		if (error)
+			put_lines(f, error, "      error: ", 3);
+	} else if (strcmp(x->kind, "pending") == 0) {
+		fprintf(f, "  round %d checkpoint: the chosen candidate waits for approval\n", x->round);
+	} else if (strcmp(x->kind, "approval") == 0) {
+		fprintf(f, "  round %d checkpoint: %sed by ", x->round,
+			json_string_value(json_object_get(b, "decision")) ? json_string_value(json_object_get(b, "decision")) : "?");
+		put_lines(f, json_string_value(json_object_get(b, "by")), "", 1);
+		put_lines(f, json_string_value(json_object_get(b, "note")), "      note: ", 3);
+	} else if (strcmp(x->kind, "stop") == 0) {
+		fprintf(f, "  stop: %s; on every test %s (single-shot %s); solved in round %lld; %lld candidates\n",
+			json_string_value(json_object_get(b, "reason")) ? json_string_value(json_object_get(b, "reason")) : "?",
+			json_is_true(json_object_get(b, "passed")) ? "passed" : "failed",
+			json_is_true(json_object_get(b, "single_shot_passed")) ? "passed" : "failed",
+			(long long)json_integer_value(json_object_get(b, "solved_round")),
+			(long long)json_integer_value(json_object_get(b, "candidates")));
+	}
+}
+
+int agent_trajectory(FILE *f, struct store *st, const char *agent_id, const char *task_id, bool as_json,
+		     struct sd_error *err)
+{
+	struct agent_step *v = NULL;
+	size_t n = 0;
+	json_t *doc = NULL, *steps = NULL;
+	const char *last = NULL;
+	bool any = false;
+
+	if (store_agent_steps_load(st, agent_id, &v, &n, err) < 0)
+		return -1;
+	if (n == 0)
+		return sd_error_set(err, ENOENT, "no agent run '%s' in '%s'", agent_id, store_name(st));
+	for (size_t i = 0; task_id && i < n; i++)
+		any |= v[i].task_id && strcmp(v[i].task_id, task_id) == 0;
+	if (task_id && !any) {
+		agent_steps_free(v, n);
+		return sd_error_set(err, ENOENT, "agent run %s has no step of task '%s'", agent_id, task_id);
+	}
+	if (as_json)
+		steps = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *b = json_loads(v[i].body, 0, NULL);
+
+		if (i == 0 && !as_json)
+			fprintf(f, "agent run %s: tasks %s, generator %s, k %lld, rounds %lld\n", agent_id,
+				json_string_value(json_object_get(b, "tasks")) ? json_string_value(json_object_get(b, "tasks")) : "?",
+				json_string_value(json_object_get(b, "generator")) ? json_string_value(json_object_get(b, "generator")) : "?",
+				(long long)json_integer_value(json_object_get(b, "k")),
+				(long long)json_integer_value(json_object_get(b, "rounds")));
+		if (task_id && (!v[i].task_id || strcmp(v[i].task_id, task_id) != 0)) {
+			json_decref(b);
+			continue;
+		}
+		if (as_json) {
+			json_array_append_new(steps, json_pack("{s:I, s:s, s:o, s:i, s:o, s:I}", "seq", (json_int_t)v[i].seq,
+							       "kind", v[i].kind, "task_id", json_text(v[i].task_id),
+							       "round", v[i].round, "body", b ? b : json_null(),
+							       "at_ms", (json_int_t)v[i].at_ms));
+			continue;
+		}
+		if (v[i].task_id && (!last || strcmp(last, v[i].task_id) != 0)) {
+			fprintf(f, "\ntask ");
+			put_lines(f, v[i].task_id, "", 1);
+		}
+		last = v[i].task_id;
+		if (b)
+			step_text(f, &v[i], b);
+		json_decref(b);
+	}
+	if (as_json) {
+		doc = json_pack("{s:s, s:i, s:s, s:o, s:o}", "format", "sandeval-agent-trajectory", "version", 1,
+				"agent_id", agent_id, "task", json_text(task_id), "steps", steps);
+		if (!doc || json_dumpf(doc, f, JSON_INDENT(2)) < 0 || fputc('\n', f) == EOF) {
+			json_decref(doc);
+			agent_steps_free(v, n);
+			return sd_error_set(err, EIO, "cannot write the trajectory");
+		}
+		json_decref(doc);
+	}
+	agent_steps_free(v, n);
+	return 0;
+}

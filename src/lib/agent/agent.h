@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "agent/generator.h"
 #include "base/error.h"
@@ -144,5 +145,10 @@ int agent_approve(struct store *st, const char *agent_id, const char *task_id, b
 int agent_write_jsonl(const char *path, const struct agent_result *res, struct sd_error *err);
 /* --json: the summary (agent and single-shot pass@1, per class, tokens, cost). */
 int agent_write_summary(const char *path, const struct agent_result *res, struct sd_error *err);
+
+/* What agent run AGENT_ID did (of TASK_ID only, when not NULL), step by
+ * step, as text or as a JSON document on F (`sandeval show AGENT_ID`). */
+int agent_trajectory(FILE *f, struct store *st, const char *agent_id, const char *task_id, bool as_json,
+		     struct sd_error *err);
 
 #endif
