@@ -239,6 +239,33 @@ static void test_bodies(void **state)
 	json_decref(msgs);
 }
 
+static void test_task_copy(void **state)
+{
+	struct task_test tests[2] = {
+		{ .name = "a", .visibility = VIS_PUBLIC, .args_json = "[1]", .expected_json = "2", .weight = 1.5 },
+		{ .name = "b", .visibility = VIS_HOLDOUT, .generator = "{\"args\": []}", .cases = 7 },
+	};
+	struct task t = { .id = "x", .class = "c", .language = "python", .format = TASK_NATIVE, .entry_point = "f",
+			  .prompt = "p", .reference = "r", .tests = tests, .n_tests = 2, .cpu_time = 2, .high_risk = true },
+		    c;
+
+	(void)state;
+	assert_int_equal(task_copy(&t, &c), 0);
+	/* equal, and nothing shared: the copy is freed on its own */
+	assert_string_equal(c.id, "x");
+	assert_ptr_not_equal(c.id, t.id);
+	assert_ptr_not_equal(c.tests, t.tests);
+	assert_int_equal(c.n_tests, 2);
+	assert_string_equal(c.tests[0].expected_json, "2");
+	assert_ptr_not_equal(c.tests[0].name, t.tests[0].name);
+	assert_true(c.tests[0].weight == 1.5 && c.tests[1].cases == 7 && c.tests[1].visibility == VIS_HOLDOUT);
+	assert_null(c.tests[1].args_json);
+	assert_null(c.signature);
+	assert_true(c.high_risk && c.cpu_time == 2);
+	task_release(&c);
+	assert_string_equal(t.tests[1].name, "b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -249,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_parse_chat),
 		cmocka_unit_test(test_parse_command),
 		cmocka_unit_test(test_bodies),
+		cmocka_unit_test(test_task_copy),
 	};
 
 	return cmocka_run_group_tests(t, NULL, NULL);
