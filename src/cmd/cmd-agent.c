@@ -31,7 +31,7 @@ static const char agent_usage[] =
 	"                      [--request-timeout SECONDS] [--retries N] [--backoff SECONDS]\n"
 	"                      [--checkpoint CLASS[,CLASS...]] [--resume AGENT_ID]\n"
 	"                      [--db PATH|URL] [--out FILE] [--json FILE] [--jobs N]\n"
-	"                      [--timeout SECONDS] [--memory SIZE] [--no-lint] [--quiet]\n"
+	"                      [--timeout SECONDS] [--memory SIZE] [--backend native|gvisor] [--no-lint] [--quiet]\n"
 	"\n"
 	"Ask a generator for K candidates of each task, score each in a fresh sandbox\n"
 	"against the task's public tests only, keep the best, and while it fails and\n"
@@ -76,6 +76,7 @@ static const char agent_usage[] =
 	"                        are not asked again, scored candidates not scored again\n"
 	"  --timeout SECONDS     per test (default 3)\n"
 	"  --memory SIZE         of each candidate's sandbox (default 512M)\n"
+	"  --backend NAME        the sandboxes' backend: native (default) or gvisor (docs/sandbox.md)\n"
 	"  --no-lint             do not lint candidates (lint breaks ties between candidates)\n"
 	"\n"
 	"Exit status: 0 when the loop ran (a task that is not solved is a result, and so\n"
@@ -86,7 +87,7 @@ static const char agent_usage[] =
 enum { OPT_TASKS = 256, OPT_REPLAY, OPT_GENERATOR, OPT_MODEL_URL, OPT_MODEL, OPT_K, OPT_ROUNDS, OPT_TEMPERATURE,
        OPT_MAX_TOKENS, OPT_SEED, OPT_BUDGET_TOKENS, OPT_BUDGET_USD, OPT_PRICE_IN, OPT_PRICE_OUT, OPT_BUDGET_CPU,
        OPT_TEMPLATES, OPT_FEEDBACK_LINES, OPT_REQUEST_TIMEOUT, OPT_RETRIES, OPT_BACKOFF, OPT_DB, OPT_OUT, OPT_JSON,
-       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME, OPT_CHECKPOINT, OPT_NO_PLAN, OPT_NO_REFLECT };
+       OPT_JOBS, OPT_TIMEOUT, OPT_MEMORY, OPT_NO_LINT, OPT_QUIET, OPT_HELP, OPT_RESUME, OPT_CHECKPOINT, OPT_NO_PLAN, OPT_NO_REFLECT, OPT_BACKEND };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -120,6 +121,7 @@ static const struct option options[] = {
 	{ "resume", required_argument, NULL, OPT_RESUME },
 	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 	{ "no-plan", no_argument, NULL, OPT_NO_PLAN },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "no-reflect", no_argument, NULL, OPT_NO_REFLECT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -185,6 +187,7 @@ static int parse_options(int argc, char **argv, struct cmd_agent *c)
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_RESUME: o->resume = v; break;
 		case OPT_NO_PLAN: o->no_plan = true; break;
+		case OPT_BACKEND: o->eval.backend = v; break;
 		case OPT_NO_REFLECT: o->no_reflect = true; break;
 		case OPT_CHECKPOINT: {
 			size_t m = 0;

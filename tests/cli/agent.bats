@@ -273,7 +273,8 @@ start_server() {
 @test "checkpoint: on a terminal agent shows the candidate and its diff and takes y/n; a native task of high risk is held too" {
 	command -v script >/dev/null || skip "host: no script(1) to give agent a terminal"
 	printf 'n\ny\n' | script -qec "'$SANDEVAL' agent --tasks '$FX/tasks.jsonl' --replay '$FX/replay.jsonl' --k 1 --rounds 3 \
-		--db runs.db --no-lint --checkpoint humaneval --out out.jsonl" /dev/null >tty.txt 2>&1 && rc=0 || rc=$?
+		--db runs.db --no-lint --checkpoint humaneval --out out.jsonl ${BACKEND_OPTS[*]}" /dev/null >tty.txt 2>&1 &&
+		rc=0 || rc=$?
 	cp tty.txt stdout.txt
 	[[ $rc -eq 0 ]] || flunk "exit $rc"
 	grep -aq -- "-    return a - b" tty.txt && grep -aq "accept this candidate? \[y/n\]" tty.txt || flunk "no diff, no question"
