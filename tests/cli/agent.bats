@@ -110,6 +110,8 @@ start_server() {
 	[[ -z $(pgrep -f "$GEN hang") ]] || flunk "the hung generator was left running"
 	agent --generator "python3 $GEN fail"
 	[[ $rc -eq 2 && $err == *"exited with status 3"* ]] || flunk "fail"
+	agent --generator "./no-such-generator --flag"
+	[[ $rc -eq 2 && $err == *"generator './no-such-generator --flag' exited with status 127"* ]] || flunk "no such program"
 	agent --generator "python3 $GEN empty" --out out.jsonl
 	[[ $rc -eq 0 && $(line Agent/0 .candidates) == 1 && $(line Agent/0 .passed) == false ]] || flunk "empty"
 	agent --generator "python3 $GEN huge" --out out.jsonl --no-plan
@@ -234,7 +236,8 @@ start_server() {
 		flunk "the outcome"
 	# every request and decision is in the store, and no hidden test in any of it
 	steps=$(sqlite3 runs.db "select group_concat(kind) from agent_steps where agent_id = '$id'")
-	[[ $steps == start,answer,answer,run,resume,answer,run,run,run,stop,stop,done ]] || flunk "steps: $steps"
+	[[ $steps == start,answer,answer,run,select,select,resume,answer,run,select,run,run,stop,stop,done ]] ||
+		flunk "steps: $steps"
 	sqlite3 runs.db "select body from agent_steps where kind = 'answer' and round = 2" | jq -e \
 		'(.feedback | test("expected 5, got -1")) and (.prompt_sha256 | length == 64) and .usage.prompt_tokens == 14' \
 		>/dev/null || flunk "the answer step"

@@ -45,6 +45,7 @@ struct loop {
 	json_t *answers;		/* a resumed run's answers: "ROUND TASK_ID" -> the answer step's body */
 	json_t *runs;			/* its runs: label -> run id */
 	json_t *decisions;		/* its approvals: task id -> {decision, by, note} */
+	json_t *selects;		/* its selections recorded: "ROUND TASK_ID" -> true */
 	json_t *pending;		/* its pending checkpoints: task id -> true */
 	json_t *class_doc;		/* its checkpoint classes, and them as opt.checkpoint */
 	const char **classes;
@@ -70,6 +71,9 @@ int record_ask(struct loop *l, const struct generator_request *rq, struct genera
 /* A resumed run's answer to TASK_ID's STEP ("plan", "act", "reflect") in
  * ROUND, or NULL (borrowed). */
 json_t *record_answer(const struct loop *l, const char *task_id, int round, const char *step);
+/* Record round ROUND's selection for TASK_ID (BODY taken over), unless a
+ * resumed run holds it already. */
+int record_select(struct loop *l, const char *task_id, int round, json_t *body, struct sd_error *err);
 /* A resumed run's run of LABEL, or NULL. */
 const char *record_run(const struct loop *l, const char *label);
 void record_release(struct loop *l);

@@ -133,6 +133,7 @@ static int load(struct loop *l, struct sd_error *err)
 	l->runs = json_object();
 	l->decisions = json_object();
 	l->pending = json_object();
+	l->selects = json_object();
 	for (size_t i = 0; i < n; i++) {
 		json_t *body = json_loads(v[i].body, 0, NULL);
 
@@ -152,6 +153,12 @@ static int load(struct loop *l, struct sd_error *err)
 
 			json_object_set_new(l->answers, key ? key : "", body);
 			free(key);
+		} else if (strcmp(v[i].kind, "select") == 0 && v[i].task_id) {
+			char *key = answer_key(v[i].task_id, v[i].round, "select");
+
+			json_object_set_new(l->selects, key ? key : "", json_true());
+			free(key);
+			json_decref(body);
 		} else if (strcmp(v[i].kind, "approval") == 0 && v[i].task_id) {
 			json_object_set_new(l->decisions, v[i].task_id, body);
 		} else if (strcmp(v[i].kind, "pending") == 0 && v[i].task_id) {
@@ -248,10 +255,11 @@ int record_ask(struct loop *l, const struct generator_request *rq, struct genera
 	for (size_t i = 0; !failed && i < a->n; i++)
 		json_array_append_new(completions, json_text(a->completions[i]));
 	prompt_hash(rq->messages, hash);
-	body = json_pack("{s:s, s:s, s:o, s:{s:I, s:I}, s:b, s:i, s:o, s:o}", "step", rq->step ? rq->step : "act",
+	body = json_pack("{s:s, s:s, s:o, s:{s:I, s:I}, s:f, s:b, s:i, s:o, s:o}", "step", rq->step ? rq->step : "act",
 			 "prompt_sha256", hash, "completions",
 			 completions, "usage", "prompt_tokens", (json_int_t)a->prompt_tokens, "completion_tokens",
-			 (json_int_t)a->completion_tokens, "usage_known", a->usage, "requests", a->requests,
+			 (json_int_t)a->completion_tokens, "cost_usd", (double)a->prompt_tokens / 1000.0 * l->o->price_in +
+			 (double)a->completion_tokens / 1000.0 * l->o->price_out, "usage_known", a->usage, "requests", a->requests,
 			 "feedback", json_text(rq->feedback), "error", failed ? json_text(gerr->msg) : json_null());
 	if (record_step(l, "answer", rq->task->id, rq->round, body, err) < 0) {
 		generator_answer_release(a);
@@ -273,6 +281,19 @@ json_t *record_answer(const struct loop *l, const char *task_id, int round, cons
 	return a;
 }
 
+int record_select(struct loop *l, const char *task_id, int round, json_t *body, struct sd_error *err)
+{
+	char *key = answer_key(task_id, round, "select");
+	bool have = key && l->selects && json_object_get(l->selects, key);
+
+	free(key);
+	if (have) {
+		json_decref(body);
+		return 0;
+	}
+	return record_step(l, "select", task_id, round, body, err);
+}
+
 const char *record_run(const struct loop *l, const char *label)
 {
 	return l->runs ? json_string_value(json_object_get(l->runs, label)) : NULL;
@@ -284,10 +305,11 @@ void record_release(struct loop *l)
 	json_decref(l->runs);
 	json_decref(l->decisions);
 	json_decref(l->pending);
+	json_decref(l->selects);
 	json_decref(l->class_doc);
 	free(l->classes);
 	l->classes = NULL;
-	l->answers = l->runs = l->decisions = l->pending = l->class_doc = NULL;
+	l->answers = l->runs = l->decisions = l->pending = l->selects = l->class_doc = NULL;
 }
 
 /* ---- human checkpoints ---- */

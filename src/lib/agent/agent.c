@@ -561,6 +561,11 @@ static int select_best(struct loop *l, int round, const struct sample_result *rs
 					return sd_error_set(err, ENOMEM, "out of memory");
 			}
 		}
+		if (t->n_round && record_select(l, t->task->id, round, json_pack("{s:o, s:b, s:o, s:b, s:i}", "best",
+				json_text(best ? best->sample_id : NULL), "passed", best && best->passed, "public_score",
+				json_number_or_null(best ? best->score_public : NAN), "kept", t->best_round == round,
+				"candidates", (int)t->n_round), err) < 0)
+			return -1;
 		round_clear(t);
 		if (t->have_best && t->best_passed) {
 			r->stop = AGENT_STOP_SOLVED;
