@@ -62,7 +62,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sandeval COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'sandeval COMMAND --help' describes a command; docs/ has a page for each.\n");
 }
 
