@@ -11,7 +11,7 @@
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq libmicrohttpd
+PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq libmicrohttpd libcurl
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -24,7 +24,9 @@ ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 # ld.so loads (and, with -z now, binds in full) costs every run; libcrypto
 # alone cost ~1 ms per `sandeval exec` here. libpq is not linked at all:
 # store-pg.c loads it (and the twenty objects it needs) with dlopen when a
-# PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md)
+# PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md), and
+# libcurl (libcurl4-openssl-dev: its header) when `agent --model-url` first
+# needs it (agent/generator-http.c)
 LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lcrypto -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
@@ -91,8 +93,10 @@ $(B)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define SANDEVAL_VERSION "$(VERSION)"' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o $(B)/src/cmd/cmd-serve.o: $(B)/gen/version.h
-$(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o $(B)/src/cmd/cmd-serve.o: ALL_CFLAGS += -I$(B)/gen
+VERSIONED := $(B)/src/cmd/main.o $(B)/src/cmd/cmd-run.o $(B)/src/cmd/cmd-lint.o $(B)/src/cmd/cmd-serve.o \
+	$(B)/src/cmd/cmd-agent.o
+$(VERSIONED): $(B)/gen/version.h
+$(VERSIONED): ALL_CFLAGS += -I$(B)/gen
 
 $(B)/libsandeval.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^

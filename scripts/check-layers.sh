@@ -17,6 +17,7 @@ allowed() {
 	eval) echo "base sandbox suite store score eval" ;;
 	report) echo "base suite store score report" ;;
 	serve) echo "base sandbox suite store score eval report serve" ;;
+	agent) echo "base sandbox suite store score eval report agent" ;;
 	*) echo "?" ;;
 	esac
 }

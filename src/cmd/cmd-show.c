@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
 #include "cmd.h"
 #include "report/feedback.h"
 #include "store/store.h"
@@ -18,7 +19,9 @@ static const char show_usage[] =
 	"The outcome of each sample of a run (or of one task): its score, each failing\n"
 	"test with its tier, status and the first lines of what went wrong (expected\n"
 	"vs actual, the assertion, the error), passing tests as a count, lint\n"
-	"findings. The feedback an agent loop consumes (docs/show.md).\n"
+	"findings. The feedback an agent loop consumes (docs/show.md). An agent run's id\n"
+	"(a-...) shows its trajectory instead: each request (plan, act, reflect) with its\n"
+	"tokens and the feedback it carried, checkpoints, stop reasons (docs/agent.md).\n"
 	"\n"
 	"  --db PATH|URL the store of runs: an SQLite file or a postgresql:// URL\n"
 	"                (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
@@ -143,6 +146,12 @@ int cmd_show(int argc, char **argv)
 		return fail("no database '%s' (--db): %s", store_url_display(db, name, sizeof(name)), strerror(ENOENT));
 	if (!st)
 		return fail("%s", err.msg);
+	if (strncmp(run_id, "a-", 2) == 0) {
+		/* an agent run: its trajectory */
+		ret = agent_trajectory(stdout, st, run_id, task, json, &err) < 0 ? fail("%s", err.msg) : 0;
+		store_close(st);
+		return ret;
+	}
 	if (store_run_get(st, run_id, &info, &err) < 0 || store_samples_load(st, run_id, &v, &n, &err) < 0) {
 		store_close(st);
 		run_info_release(&info);

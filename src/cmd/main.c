@@ -23,6 +23,8 @@ static const struct {
 	{ "export", cmd_export, "write a run as a versioned JSON document (a baseline for gate)" },
 	{ "show", cmd_show, "the failing tests of a run's samples, as feedback (text or JSON)" },
 	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
+	{ "agent", cmd_agent, "a code model in a generate -> evaluate -> retry loop, scored beside single-shot" },
+	{ "approve", cmd_approve, "accept or reject a candidate an agent run holds for a person's approval" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 
@@ -60,7 +62,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sandeval COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'sandeval COMMAND --help' describes a command; docs/ has a page for each.\n");
 }
 

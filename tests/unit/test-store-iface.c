@@ -455,6 +455,42 @@ static void test_open_existing(void **state)
 	store_close(s);
 }
 
+static void test_agent_steps(void **state)
+{
+	struct fx *fx = *state;
+	struct sd_error err = { 0 };
+	struct agent_step *v = NULL;
+	size_t n = 99;
+	struct store *s;
+
+	need(fx);
+	s = open_ok(fx->url);
+	/* an agent run of no step is no error: there is nothing to resume */
+	assert_int_equal(store_agent_steps_load(s, "a-none", &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_agent_step_put(s, "a-1", "start", NULL, 0, "{\"k\": 2}", &err), 0);
+	assert_int_equal(store_agent_step_put(s, "a-2", "start", NULL, 0, "{}", &err), 0);
+	assert_int_equal(store_agent_step_put(s, "a-1", "answer", "HumanEval/0", 1, "{\"n\": \"\u00e9\"}", &err), 0);
+	assert_int_equal(store_agent_step_put(s, "a-1", "run", NULL, 1, NULL, &err), 0);
+	assert_int_equal(store_agent_step_put(s, "", "run", NULL, 1, NULL, &err), -1);
+	store_close(s);
+	/* read back by another connection, in recording order, this run's only */
+	s = open_ok(fx->url);
+	assert_int_equal(store_agent_steps_load(s, "a-1", &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].kind, "start");
+	assert_null(v[0].task_id);
+	assert_string_equal(v[0].body, "{\"k\": 2}");
+	assert_string_equal(v[1].kind, "answer");
+	assert_string_equal(v[1].task_id, "HumanEval/0");
+	assert_int_equal(v[1].round, 1);
+	assert_string_equal(v[2].body, "{}");
+	assert_true(v[0].seq < v[1].seq && v[1].seq < v[2].seq);
+	assert_true(v[2].at_ms > 0);
+	agent_steps_free(v, n);
+	store_close(s);
+}
+
 static void test_url_display(void **state)
 {
 	static const char *const cases[][2] = {
@@ -489,6 +525,7 @@ int main(void)
 		BOTH(test_shards),
 		BOTH(test_finish_race),
 		BOTH(test_open_existing),
+		BOTH(test_agent_steps),
 		cmocka_unit_test(test_url_display),
 	};
 

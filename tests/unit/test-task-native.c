@@ -251,6 +251,7 @@ static const struct bad {
 	  "expected, generator, cases, description)" },
 	{ "{\"language\": \"python\",\n \"prompt\": \"p\", \"tests\": []}", ":1: field 'entry_point': missing" },
 	{ "{\"entry_point\": \"f\",\n \"language\": \"rust\"}", ":2: field 'language': 'rust': expected python, c or javascript" },
+	{ "{\"entry_point\": \"f\", \"language\": \"python\",\n \"risk\": \"medium\"}", ":2: field 'risk': 'medium': expected low or high" },
 	{ "{\"entry_point\": \"f\"}", ":1: field 'language': missing" },
 	{ "{\"entry_point\": \"f\",\n \"language\": null}", ":2: field 'language': missing" },	/* found by libFuzzer */
 	{ "{\"language\": \"python\", \"entry_point\": \"f(x)\"}", ":1: field 'entry_point': 'f(x)' is not a function name" },
@@ -463,7 +464,7 @@ static const struct bad {
 	{ "{\"language\": \"python\", \"entry_point\": \"f\", \"prompt\": \"p\", \"tests\": [{\"name\": \"a\", \"args\": []}],\n"
 	  " \"hints\": []}",
 	  ":2: field 'hints': unknown field (expected one of id, class, language, entry_point, signature, prompt, "
-	  "reference, limits, tests, description, image)" },
+	  "reference, limits, tests, description, image, risk)" },
 	{ "{\"language\": \"python\", \"entry_point\": \"f\", \"prompt\": \"p\", \"tests\": [{\"name\": \"a\", \"args\": []}],\n"
 	  " \"image\": \"Py Thon\"}",
 	  ":2: field 'image': expected NAME or NAME@sha256:<64 hex digits>, got 'Py Thon': bad image name 'Py Thon' "

@@ -28,6 +28,10 @@ struct store_ops {
 	/* Fill the started shards' rows of V (N of them, zeroed, v[i].shard = i)
 	 * and the recorded counts of all. */
 	int (*shards_get)(struct store *s, const char *run_id, struct shard_info *v, size_t n, struct sd_error *err);
+	int (*agent_step_put)(struct store *s, const char *agent_id, const struct agent_step *step,
+			      struct sd_error *err);
+	int (*agent_steps_load)(struct store *s, const char *agent_id, struct agent_step **v, size_t *n,
+				struct sd_error *err);
 };
 
 /* The head of every implementation's handle. */
@@ -40,7 +44,7 @@ extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
 /* The schema version both implementations keep (docs/scoring.md, "Records"). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* The names the records give tiers and visibilities, and back (-1: unknown). */
 const char *store_tier_name(enum test_tier t);

@@ -130,6 +130,16 @@ static const char *const schema[] = {
 	" PRIMARY KEY (run_id, shard));",
 	/* 3 -> 4: EvalPlus's base_status and plus_status ("pass", "fail"; NULL for other tasks) */
 	"ALTER TABLE sandeval.samples ADD COLUMN base_status text, ADD COLUMN plus_status text;",
+	/* 4 -> 5: the steps of agent runs (docs/agent.md) */
+	"CREATE TABLE sandeval.agent_steps ("
+	" seq bigserial PRIMARY KEY,"		/* recording order */
+	" agent_id text NOT NULL,"
+	" kind text NOT NULL,"
+	" task_id text,"
+	" round integer,"
+	" body text NOT NULL,"
+	" at_ms bigint NOT NULL);"
+	"CREATE INDEX agent_steps_agent ON sandeval.agent_steps (agent_id, seq);",
 };
 
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction, under the lock. */
@@ -656,6 +666,82 @@ static int pg_shards_get(struct store *base, const char *run_id, struct shard_in
 	return pg_with_retry(pgs(base), shards_get_op, &a, err);
 }
 
+/* --- agent runs --- */
+
+struct agent_args {
+	const char *agent_id;
+	const struct agent_step *step;
+	struct agent_step **out;
+	size_t *n;
+};
+
+static int agent_step_put_op(struct store_pg *p, void *arg, struct sd_error *err)
+{
+	struct agent_args *a = arg;
+	char round[16], ms[24];
+	const char *v[6] = { a->agent_id, a->step->kind, a->step->task_id, round, a->step->body, ms };
+	PGresult *res;
+
+	snprintf(round, sizeof(round), "%d", a->step->round);
+	snprintf(ms, sizeof(ms), "%lld", (long long)a->step->at_ms);
+	res = pg_exec(p, "INSERT INTO sandeval.agent_steps (agent_id, kind, task_id, round, body, at_ms)"
+		      " VALUES ($1, $2, $3, $4, $5, $6)", 6, v, err, "cannot record a step of agent run '%s' in '%s'",
+		      a->agent_id, p->base.name);
+	if (!res)
+		return pg_failed(p);
+	pq.PQclear(res);
+	return 0;
+}
+
+static int pg_agent_step_put(struct store *base, const char *agent_id, const struct agent_step *step,
+			     struct sd_error *err)
+{
+	struct agent_args a = { .agent_id = agent_id, .step = step };
+
+	return pg_with_retry(pgs(base), agent_step_put_op, &a, err);
+}
+
+static int agent_steps_load_op(struct store_pg *p, void *arg, struct sd_error *err)
+{
+	struct agent_args *a = arg;
+	const char *v[1] = { a->agent_id };
+	PGresult *res = pg_exec(p, "SELECT seq, kind, task_id, round, body, at_ms FROM sandeval.agent_steps"
+				" WHERE agent_id = $1 ORDER BY seq", 1, v, err, "cannot read agent run '%s' from '%s'",
+				a->agent_id, p->base.name);
+	struct agent_step *s;
+	bool oom = false;
+	int rows;
+
+	if (!res)
+		return pg_failed(p);
+	rows = pq.PQntuples(res);
+	s = calloc((size_t)rows + 1, sizeof(*s));
+	for (int i = 0; s && i < rows; i++) {
+		s[i].seq = pg_int(res, i, 0);
+		s[i].kind = pg_dup(res, i, 1, &oom);
+		s[i].task_id = pg_dup(res, i, 2, &oom);
+		s[i].round = (int)pg_int(res, i, 3);
+		s[i].body = pg_dup(res, i, 4, &oom);
+		s[i].at_ms = pg_int(res, i, 5);
+	}
+	pq.PQclear(res);
+	if (!s || oom) {
+		agent_steps_free(s, s ? (size_t)rows : 0);
+		return sd_error_set(err, ENOMEM, "cannot read agent run '%s': out of memory", a->agent_id);
+	}
+	*a->out = s;
+	*a->n = (size_t)rows;
+	return 0;
+}
+
+static int pg_agent_steps_load(struct store *base, const char *agent_id, struct agent_step **v, size_t *n,
+			       struct sd_error *err)
+{
+	struct agent_args a = { .agent_id = agent_id, .out = v, .n = n };
+
+	return pg_with_retry(pgs(base), agent_steps_load_op, &a, err);
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -670,4 +756,6 @@ const struct store_ops store_pg_ops = {
 	.shard_start = pg_shard_start,
 	.shard_finish = pg_shard_finish,
 	.shards_get = pg_shards_get,
+	.agent_step_put = pg_agent_step_put,
+	.agent_steps_load = pg_agent_steps_load,
 };

@@ -123,6 +123,16 @@ static const char *const schema[] = {
 	/* 3 -> 4: EvalPlus's base_status and plus_status ("pass", "fail"; NULL for other tasks) */
 	"ALTER TABLE samples ADD COLUMN base_status TEXT;"
 	"ALTER TABLE samples ADD COLUMN plus_status TEXT;",
+	/* 4 -> 5: the steps of agent runs (docs/agent.md) */
+	"CREATE TABLE agent_steps ("
+	" seq INTEGER PRIMARY KEY,"		/* recording order */
+	" agent_id TEXT NOT NULL,"
+	" kind TEXT NOT NULL,"
+	" task_id TEXT,"
+	" round INTEGER,"
+	" body TEXT NOT NULL,"			/* JSON */
+	" at_ms INTEGER NOT NULL);"
+	"CREATE INDEX agent_steps_agent ON agent_steps (agent_id, seq);",
 };
 
 static const char *const stmt_sql[ST_MAX] = {
@@ -165,6 +175,10 @@ static const char *const stmt_sql[ST_MAX] = {
 		" FROM shards WHERE run_id = ?1",
 	[ST_SHARD_COUNTS] = "SELECT shard, count(*), max(finished_ms) FROM samples"
 		" WHERE run_id = ?1 AND shard IS NOT NULL GROUP BY shard",
+	[ST_AGENT_STEP_INSERT] = "INSERT INTO agent_steps (agent_id, kind, task_id, round, body, at_ms)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_AGENT_STEPS_LOAD] = "SELECT seq, kind, task_id, round, body, at_ms FROM agent_steps"
+		" WHERE agent_id = ?1 ORDER BY seq",
 };
 
 /* An errno value for an SQLite result code. */
@@ -645,6 +659,69 @@ fail:
 	return -1;
 }
 
+/* --- agent runs --- */
+
+static int sq_agent_step_put(struct store *base, const char *agent_id, const struct agent_step *step,
+			     struct sd_error *err)
+{
+	struct store_sqlite *s = sq(base);
+	sqlite3_stmt *st = sq_stmt(s, ST_AGENT_STEP_INSERT);
+	int rc;
+
+	sq_bind_text(st, 1, agent_id);
+	sq_bind_text(st, 2, step->kind);
+	sq_bind_text(st, 3, step->task_id);
+	sqlite3_bind_int(st, 4, step->round);
+	sq_bind_text(st, 5, step->body);
+	sqlite3_bind_int64(st, 6, step->at_ms);
+	rc = sq_step_done(st);
+	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, err, "cannot record a step of agent run '%s' in '%s'", agent_id,
+					      base->name);
+}
+
+static int sq_agent_steps_load(struct store *base, const char *agent_id, struct agent_step **out, size_t *n,
+			       struct sd_error *err)
+{
+	struct store_sqlite *s = sq(base);
+	sqlite3_stmt *st = sq_stmt(s, ST_AGENT_STEPS_LOAD);
+	struct agent_step *v = NULL;
+	size_t len = 0, cap = 0;
+	bool oom = false;
+	int rc;
+
+	sq_bind_text(st, 1, agent_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !oom) {
+		struct agent_step *x;
+
+		if (len == cap) {
+			struct agent_step *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				oom = true;
+				break;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 16;
+		}
+		x = &v[len++];
+		x->seq = sqlite3_column_int64(st, 0);
+		x->kind = sq_col_dup(st, 1, &oom);
+		x->task_id = sq_col_dup(st, 2, &oom);
+		x->round = sqlite3_column_int(st, 3);
+		x->body = sq_col_dup(st, 4, &oom);
+		x->at_ms = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_reset(st);
+	if (oom || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+		agent_steps_free(v, len);
+		return oom ? sd_error_set(err, ENOMEM, "out of memory")
+			   : sq_fail(s, rc, err, "cannot read agent run '%s' from '%s'", agent_id, base->name);
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.open = sq_open,
@@ -659,4 +736,6 @@ const struct store_ops store_sqlite_ops = {
 	.shard_start = sq_shard_start,
 	.shard_finish = sq_shard_finish,
 	.shards_get = sq_shards_get,
+	.agent_step_put = sq_agent_step_put,
+	.agent_steps_load = sq_agent_steps_load,
 };

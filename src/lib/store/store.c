@@ -293,3 +293,33 @@ int store_shards_get(struct store *s, const char *run_id, struct shard_info **v,
 	*n = count;
 	return 0;
 }
+
+int store_agent_step_put(struct store *s, const char *agent_id, const char *kind, const char *task_id, int round,
+			 const char *body, struct sd_error *err)
+{
+	struct agent_step step = { .kind = (char *)kind, .task_id = (char *)task_id, .round = round,
+				   .body = (char *)(body ? body : "{}") };
+
+	if (!agent_id || !*agent_id || !kind)
+		return sd_error_set(err, EINVAL, "cannot record an agent step without its run and kind in '%s'", s->name);
+	step.at_ms = now_ms();
+	return s->ops->agent_step_put(s, agent_id, &step, err);
+}
+
+int store_agent_steps_load(struct store *s, const char *agent_id, struct agent_step **v, size_t *n,
+			   struct sd_error *err)
+{
+	*v = NULL;
+	*n = 0;
+	return s->ops->agent_steps_load(s, agent_id, v, n, err);
+}
+
+void agent_steps_free(struct agent_step *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].kind);
+		free(v[i].task_id);
+		free(v[i].body);
+	}
+	free(v);
+}

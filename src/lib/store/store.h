@@ -80,6 +80,26 @@ int store_samples_load(struct store *s, const char *run_id, struct sample_result
  * array malloc'd; *ids may be NULL when there are none). */
 int store_runs_list(struct store *s, char ***ids, size_t *n, struct sd_error *err);
 
+/* One step of an agent run (docs/agent.md, "What is recorded"): what the
+ * loop asked a model, what it got, and which runs scored it, in order. */
+struct agent_step {
+	int64_t seq;			/* its order among all steps of the store */
+	char *kind;			/* "start", "answer", "run", "stop", ... */
+	char *task_id;			/* NULL: a step of the whole agent run */
+	int round;			/* 0: none */
+	char *body;			/* a JSON document */
+	int64_t at_ms;
+};
+
+/* Record a step of agent run AGENT_ID (its own transaction). */
+int store_agent_step_put(struct store *s, const char *agent_id, const char *kind, const char *task_id, int round,
+			 const char *body, struct sd_error *err);
+/* Every step of AGENT_ID in recording order (*v malloc'd; agent_steps_free);
+ * none: 0 with *n 0. */
+int store_agent_steps_load(struct store *s, const char *agent_id, struct agent_step **v, size_t *n,
+			   struct sd_error *err);
+void agent_steps_free(struct agent_step *v, size_t n);
+
 /* One shard of a sharded run (docs/scale.md). */
 struct shard_info {
 	int shard;			/* I of N */

@@ -402,8 +402,10 @@ static int parse_limits(struct tk_native *c, json_t *root, struct task *t)
 static int parse_task(struct tk_native *c, json_t *root, const char *dirname, struct task *t)
 {
 	static const char *const keys[] = { "id", "class", "language", "entry_point", "signature", "prompt",
-					    "reference", "limits", "tests", "description", "image", NULL };
+					    "reference", "limits", "tests", "description", "image", "risk", NULL };
 	static const char *const langs[] = { "python", "c", "javascript", NULL };
+	static const char *const risks[] = { "low", "high", NULL };
+	int risk = 0;
 	struct tk_where w = { c->file, 0, c->text, c->len, "" };
 	const char *id = dirname, *class = "general", *ep = NULL, *sig = NULL, *desc = NULL, *image = NULL;
 	int lang = -1;
@@ -435,8 +437,10 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 		return tk_nfail(c, "class", "expected 1 to 128 printable characters");
 	if (!json_object_get(root, "language") || json_is_null(json_object_get(root, "language")))
 		return tk_nfail(c, "language", "missing");
-	if (parse_enum(c, root, "language", "language", langs, &lang) < 0)
+	if (parse_enum(c, root, "language", "language", langs, &lang) < 0 ||
+	    parse_enum(c, root, "risk", "risk", risks, &risk) < 0)
 		return -1;
+	t->high_risk = risk == 1;
 	c->lang = (enum tk_lang)lang;
 	if (!is_ident(ep, c->lang == LANG_JS))
 		return tk_nfail(c, "entry_point", "'%.64s' is not a function name", ep);

@@ -629,6 +629,51 @@ void task_set_release(struct task_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+static int dup_field(char **to, const char *from)
+{
+	*to = from ? strdup(from) : NULL;
+	return from && !*to ? -1 : 0;
+}
+
+void task_release(struct task *t)
+{
+	tk_task_release(t);
+}
+
+int task_copy(const struct task *from, struct task *to)
+{
+	struct task t = *from;
+	int bad = 0;
+
+	t.tests = NULL;
+	t.n_tests = 0;
+	bad |= dup_field(&t.id, from->id) | dup_field(&t.class, from->class) | dup_field(&t.language, from->language);
+	bad |= dup_field(&t.prompt, from->prompt) | dup_field(&t.entry_point, from->entry_point);
+	bad |= dup_field(&t.signature, from->signature) | dup_field(&t.reference, from->reference);
+	bad |= dup_field(&t.test_code, from->test_code) | dup_field(&t.setup_code, from->setup_code);
+	bad |= dup_field(&t.test_split, from->test_split) | dup_field(&t.image, from->image);
+	bad |= dup_field(&t.contract, from->contract) | dup_field(&t.build, from->build);
+	bad |= dup_field(&t.origin, from->origin);
+	if (!bad && from->n_tests && !(t.tests = calloc(from->n_tests, sizeof(*t.tests))))
+		bad = -1;
+	for (size_t i = 0; !bad && i < from->n_tests; i++) {
+		struct task_test *d = &t.tests[i];
+
+		*d = from->tests[i];
+		d->name = d->args_json = d->expected_json = d->generator = NULL;
+		t.n_tests = i + 1;
+		bad |= dup_field(&d->name, from->tests[i].name) | dup_field(&d->args_json, from->tests[i].args_json);
+		bad |= dup_field(&d->expected_json, from->tests[i].expected_json);
+		bad |= dup_field(&d->generator, from->tests[i].generator);
+	}
+	if (bad) {
+		tk_task_release(&t);
+		return -1;
+	}
+	*to = t;
+	return 0;
+}
+
 const struct task *task_set_find(const struct task_set *set, const char *id)
 {
 	for (size_t i = 0; i < set->n; i++)

@@ -58,6 +58,8 @@ struct task {
 	char *build;			/* the compiler's argv as a JSON array ({source}: the program's
 					 * file); NULL: the language's runner's */
 	bool quiet;			/* passes only by writing nothing (HumanEval-X's JavaScript) */
+	bool high_risk;			/* native task.json "risk": "high": a person approves what the
+					 * agent loop chose (docs/agent.md, checkpoints) */
 };
 
 struct task_set {
@@ -80,6 +82,11 @@ void task_set_release(struct task_set *set);
  * *OUT. -1 when PATH is no EvalPlus file name or there is no such file. */
 int task_mini_path(const char *path, char **out, struct sd_error *err);
 const struct task *task_set_find(const struct task_set *set, const char *id);
+/* A deep copy of FROM in *TO (freed with task_release, or with the set it is put
+ * in); -1 on ENOMEM, *TO untouched. */
+int task_copy(const struct task *from, struct task *to);
+/* Release what one task holds (a task_copy that is not in a set). */
+void task_release(struct task *t);
 
 struct sample {
 	char *task_id;
