@@ -14,14 +14,25 @@ It never judges anything: sandeval parses each tool's output itself. The
 candidate's file is hostile input to the linters; a linter it subverts can
 at most forge this envelope, which speaks for this one sample only
 (docs/lint.md).
+
+Warm (runners/lint/zygote.py): the sandbox's program is forked from a
+python3 that has loaded the Python linters, and a tool whose executable is
+one of the scripts it loaded (WARM: its real path to the script's compiled
+code) is not executed: a child forked from this process runs that script's
+code, as the executed python3 would, with the same argv, environment,
+working directory, descriptors and session, and exits with the status
+python3 would have. Everything else is executed as on a cold start.
 """
+import io
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import traceback
 
 
 def read_capped(path, cap):
@@ -33,7 +44,109 @@ def read_capped(path, cap):
     return data[:cap].decode("utf-8", errors="replace"), len(data) > cap
 
 
-def run_tool(tool, path, timeout, cap, n):
+def script_status(code):
+    """The exit status python3 gives a SystemExit's code (Python's handle_system_exit)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xff
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def std_stream(fd, name):
+    """sys.stdin, stdout or stderr on FD as python3 makes them at start (not a terminal, C.UTF-8)."""
+    raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
+    raw.name = name
+    buf = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+    return io.TextIOWrapper(buf, encoding="utf-8", errors="backslashreplace" if fd == 2 else "strict",
+                            line_buffering=fd == 2)
+
+
+def run_script(exe, code, argv, env):
+    """In a forked child with its descriptors in place: run the script EXE
+    (CODE, compiled) as `python3 EXE ARGV...` would, and exit."""
+    status = 1
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = [exe] + argv
+        sys.path[0] = os.path.dirname(exe)
+        sys.stdin = std_stream(0, "<stdin>")
+        sys.stdout = std_stream(1, "<stdout>")
+        sys.stderr = std_stream(2, "<stderr>")
+        main = type(sys)("__main__")
+        main.__file__ = exe
+        sys.modules["__main__"] = main
+        try:
+            exec(code, main.__dict__)
+            status = 0
+        except SystemExit as e:
+            status = script_status(e.code)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        for f in (sys.stdout, sys.stderr):
+            try:
+                if not f.closed:
+                    f.flush()
+            except BaseException:
+                status = 120
+    finally:
+        os._exit(status)
+
+
+def spawn_warm(exe, code, argv, env, fo, fe):
+    """A child of this process that runs the script EXE in its own session."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            os.dup2(null, 0)
+            os.dup2(fo.fileno(), 1)
+            os.dup2(fe.fileno(), 2)
+            os.closerange(3, 1 << 16)
+            os.chdir("/work")
+        except BaseException:
+            os._exit(127)
+        run_script(exe, code, argv, env)
+    os.close(null)
+    return pid
+
+
+def wait_for(pid, timeout):
+    """Wait for the child PID at most TIMEOUT seconds: its raw wait status, or None when it timed out."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        left = deadline - time.monotonic()
+        if left <= 0:
+            status = None
+            break
+        if fd >= 0:
+            p = select.poll()
+            p.register(fd, select.POLLIN)
+            p.poll(left * 1000)
+        else:
+            time.sleep(min(left, 0.005))
+    if fd >= 0:
+        os.close(fd)
+    return status
+
+
+def run_tool(tool, path, timeout, cap, n, warm=None):
     name = tool.get("name", "?")
     argv = [str(a) for a in tool.get("argv", [])]
     out = {"name": name, "missing": False, "exit": None, "signal": 0, "timed_out": False,
@@ -47,23 +160,30 @@ def run_tool(tool, path, timeout, cap, n):
     env.update({str(k): str(v) for k, v in tool.get("env", {}).items()})
     so, se = "/tmp/lint-%d.out" % n, "/tmp/lint-%d.err" % n
     t0 = time.monotonic()
+    code = (warm or {}).get(os.path.realpath(exe))
     with open(so, "wb") as fo, open(se, "wb") as fe:
         try:
-            p = subprocess.Popen([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                 env=env, cwd="/work", start_new_session=True)
+            if code is not None:
+                pid = spawn_warm(exe, code, argv[1:], env, fo, fe)
+            else:
+                proc = subprocess.Popen([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                                        env=env, cwd="/work", start_new_session=True)
+                pid = proc.pid
         except OSError as e:
             out["missing"] = True
             out["stderr"] = "%s: %s" % (argv[0], e)
             return out
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        status = wait_for(pid, timeout)
+        if status is None:
             out["timed_out"] = True
             try:
-                os.killpg(p.pid, signal.SIGKILL)
+                os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-            rc = p.wait()
+            status = os.waitpid(pid, 0)[1]
+        rc = os.waitstatus_to_exitcode(status)
+        if code is None:
+            proc.returncode = rc  # reaped here: subprocess must not wait for it again
     out["seconds"] = round(time.monotonic() - t0, 3)
     if rc < 0:
         out["signal"] = -rc
@@ -79,12 +199,12 @@ def run_tool(tool, path, timeout, cap, n):
     return out
 
 
-def main():
+def main(warm=None):
     plan = json.loads(sys.stdin.read())
     path = plan.get("path") or "/usr/local/bin:/usr/bin:/bin"
     timeout = float(plan.get("timeout", 30))
     cap = int(plan.get("max_output", 1 << 20))
-    tools = [run_tool(t, path, timeout, cap, n) for n, t in enumerate(plan.get("tools", []))]
+    tools = [run_tool(t, path, timeout, cap, n, warm) for n, t in enumerate(plan.get("tools", []))]
     sys.stdout.write(json.dumps({"lint": 1, "tools": tools}, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 

@@ -26,7 +26,7 @@
 static const char lint_usage[] =
 	"usage: sandeval lint --tasks FILE|DIR --samples FILE [--db PATH|URL] [--jobs N] [--json FILE]\n"
 	"                     [--lint-severity style|warning|error] [--model NAME] [--backend native]\n"
-	"                     [--memory SIZE] [--quiet]\n"
+	"                     [--memory SIZE] [--cold] [--quiet]\n"
 	"\n"
 	"Lint every sample in a fresh sandbox of its own, without running its tests:\n"
 	"Python with flake8 and bandit, C with cppcheck and clang-tidy, JavaScript with\n"
@@ -40,12 +40,14 @@ static const char lint_usage[] =
 	"  --json FILE            the figures and every sample's findings as JSON ('-': stdout)\n"
 	"  --lint-severity LEVEL  the lowest severity that fails a sample (default warning)\n"
 	"  --memory SIZE          memory of each lint sandbox (default 512M)\n"
+	"  --cold                 lint every sample afresh: python3 and each linter executed\n"
+	"                         in its sandbox, no report of an identical program reused\n"
 	"\n"
 	"Exit status: 0 when every sample was linted (findings are results, not errors);\n"
 	"2 on bad input or when sandeval itself failed.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_DB, OPT_JOBS, OPT_JSON, OPT_SEVERITY, OPT_MODEL, OPT_BACKEND,
-       OPT_MEMORY, OPT_QUIET, OPT_HELP };
+       OPT_MEMORY, OPT_COLD, OPT_QUIET, OPT_HELP };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -57,6 +59,7 @@ static const struct option options[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -93,6 +96,7 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 		case OPT_MODEL: r->o.model = v; break;
 		case OPT_BACKEND: e->backend = v; break;
 		case OPT_QUIET: r->quiet = true; break;
+		case OPT_COLD: e->cold = true; e->lint_cache = false; break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);

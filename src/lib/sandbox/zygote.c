@@ -53,9 +53,9 @@ struct zygote {
 	int sock;
 };
 
-struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
+struct zygote *zygote_start(const char *runners_dir, const char *name, struct sd_error *err)
 {
-	cleanup_free char *script = xasprintf("%s/zygote.py", runners_dir);
+	cleanup_free char *script = xasprintf("%s/%s", runners_dir, name);
 	struct zygote *z = calloc(1, sizeof(*z));
 	int sp[2];
 	pid_t parent = getpid();
