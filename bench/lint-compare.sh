@@ -10,9 +10,12 @@
 #
 # Three sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
 # the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md). Per
-# sample: the lint status, every finding (tool, rule, category, severity, line, column, message) and the
+# sample: the lint status, every finding (tool, rule, category, severity, line, message) and the
 # detail with the tools' times masked (and the note that a report was reused, which only NEW can say).
-# Prints one line per set; exit 1 when any sample differs, with the first differences.
+# Then `sandeval run --out` on HumanEval's canonical solutions, tests and lint together: per sample
+# everything but the ids and times (verdict, score, each test's status and detail, lint, findings,
+# composite, the detail as above). Prints one line per comparison; exit 1 when any sample differs, with
+# the first differences.
 set -eu
 
 old=${1:?usage: sh bench/lint-compare.sh OLD|cold NEW}
@@ -66,4 +69,27 @@ for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
 		status=1
 	fi
 done
+
+# sandeval run, tests and lint together: the --out lines
+outnorm() {
+	jq -c '{sample_id, task_id, passed, result, score, harness_error, composite, lint, findings,
+		tests: [.tests[] | {name, status, detail}],
+		lint_detail: (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
+			| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))}' "$1" | sort
+}
+if [ "$old" = cold ]; then
+	"$new" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --cold --out "$work/run.old.jsonl" >/dev/null
+else
+	"$old" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --out "$work/run.old.jsonl" >/dev/null
+fi
+"$new" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --out "$work/run.new.jsonl" >/dev/null
+outnorm "$work/run.old.jsonl" >"$work/run.old.norm"
+outnorm "$work/run.new.jsonl" >"$work/run.new.norm"
+if diff "$work/run.old.norm" "$work/run.new.norm" >"$work/run.diff"; then
+	echo "he-canon run --out: $(wc -l <"$work/run.new.norm") samples identical (passed $(jq -s 'map(select(.passed)) | length' "$work/run.new.jsonl"), lint $(jq -s -r 'map(.lint) | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$work/run.new.jsonl"))"
+else
+	echo "he-canon run --out: DIFFERENT ($(grep -c '^>' "$work/run.diff") samples):"
+	head -c 3000 "$work/run.diff"
+	status=1
+fi
 exit $status

@@ -142,6 +142,7 @@ mixed_samples() {
 	[[ -z $(jq -r '.lint_detail | select(contains("identical program"))' cold.jsonl) ]] || flunk "--cold reused a report"
 }
 
+# bats test_tags=native
 @test "a linter that fails on one sample makes that sample 'error' and no other; its report is not reused" {
 	# a file so large that the linters cannot lint it in 100M: the lint sandbox's memory limit
 	{
