@@ -18,10 +18,12 @@ at most forge this envelope, which speaks for this one sample only
 Warm (runners/lint/zygote.py): the sandbox's program is forked from a
 python3 that has loaded the Python linters, and a tool whose executable is
 one of the scripts it loaded (WARM: its real path to the script's compiled
-code) is not executed: a child forked from this process runs that script's
-code, as the executed python3 would, with the same argv, environment,
-working directory, descriptors and session, and exits with the status
-python3 would have. Everything else is executed as on a cold start.
+code) is not executed: this process runs that script's code, as the
+executed python3 would, with the same argv, environment, working directory
+and descriptors, and takes the exit status python3 would have; its timeout
+is an alarm (a tool stuck where Python cannot interrupt it is stopped by
+the sandbox's wall-time limit instead: the sample's lint is then an error).
+Everything else is executed as on a cold start.
 """
 import io
 import json
@@ -66,58 +68,73 @@ def std_stream(fd, name):
                             line_buffering=fd == 2)
 
 
-def run_script(exe, code, argv, env):
-    """In a forked child with its descriptors in place: run the script EXE
-    (CODE, compiled) as `python3 EXE ARGV...` would, and exit."""
-    status = 1
+class ToolTimeout(BaseException):
+    """Raised in a tool that runs in this process when its time is up (not an
+    Exception: a tool's `except Exception` does not swallow it)."""
+
+
+def on_alarm(signum, frame):
+    raise ToolTimeout()
+
+
+def run_inline(exe, code, argv, env, fo, fe, timeout):
+    """Run the script EXE (CODE, compiled) in this process as `python3 EXE ARGV...`
+    would run it: the same argv, environment and working directory, stdin from
+    /dev/null, stdout and stderr to FO and FE. (exit status python3 would give,
+    timed out); this process's descriptors, streams and environment are
+    restored afterwards."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv, sys.path[0], dict(os.environ),
+             sys.modules.get("__main__"), os.getcwd())
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(fo.fileno(), 1)
+    os.dup2(fe.fileno(), 2)
+    os.close(null)
+    os.chdir("/work")
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = [exe] + argv
+    sys.path[0] = os.path.dirname(exe)
+    sys.stdin = std_stream(0, "<stdin>")
+    sys.stdout = std_stream(1, "<stdout>")
+    sys.stderr = std_stream(2, "<stderr>")
+    main = type(sys)("__main__")
+    main.__file__ = exe
+    sys.modules["__main__"] = main
+    timed_out = False
+    alarm = signal.signal(signal.SIGALRM, on_alarm)
     try:
-        os.environ.clear()
-        os.environ.update(env)
-        sys.argv = [exe] + argv
-        sys.path[0] = os.path.dirname(exe)
-        sys.stdin = std_stream(0, "<stdin>")
-        sys.stdout = std_stream(1, "<stdout>")
-        sys.stderr = std_stream(2, "<stderr>")
-        main = type(sys)("__main__")
-        main.__file__ = exe
-        sys.modules["__main__"] = main
+        signal.setitimer(signal.ITIMER_REAL, max(timeout, 0.001))
         try:
             exec(code, main.__dict__)
             status = 0
-        except SystemExit as e:
-            status = script_status(e.code)
-        except BaseException:
-            traceback.print_exc()
-            status = 1
-        for f in (sys.stdout, sys.stderr):
-            try:
-                if not f.closed:
-                    f.flush()
-            except BaseException:
-                status = 120
-    finally:
-        os._exit(status)
-
-
-def spawn_warm(exe, code, argv, env, fo, fe):
-    """A child of this process that runs the script EXE in its own session."""
-    null = os.open(os.devnull, os.O_RDONLY)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except ToolTimeout:
+        timed_out, status = True, 1
+    except SystemExit as e:
+        status = script_status(e.code)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    signal.signal(signal.SIGALRM, alarm)
+    for f in (sys.stdout, sys.stderr):
         try:
-            os.setsid()
-            os.dup2(null, 0)
-            os.dup2(fo.fileno(), 1)
-            os.dup2(fe.fileno(), 2)
-            os.closerange(3, 1 << 16)
-            os.chdir("/work")
+            if not f.closed:
+                f.flush()
         except BaseException:
-            os._exit(127)
-        run_script(exe, code, argv, env)
-    os.close(null)
-    return pid
+            status = 120
+    for fd, old in zip((0, 1, 2), saved_fds):
+        os.dup2(old, fd)
+        os.close(old)
+    sys.stdin, sys.stdout, sys.stderr, sys.argv, sys.path[0], environ, sys.modules["__main__"], cwd = saved
+    os.environ.clear()
+    os.environ.update(environ)
+    os.chdir(cwd)
+    return status, timed_out
 
 
 def wait_for(pid, timeout):
@@ -162,28 +179,25 @@ def run_tool(tool, path, timeout, cap, n, warm=None):
     t0 = time.monotonic()
     code = (warm or {}).get(os.path.realpath(exe))
     with open(so, "wb") as fo, open(se, "wb") as fe:
-        try:
-            if code is not None:
-                pid = spawn_warm(exe, code, argv[1:], env, fo, fe)
-            else:
+        if code is not None:
+            rc, out["timed_out"] = run_inline(exe, code, argv[1:], env, fo, fe, timeout)
+        else:
+            try:
                 proc = subprocess.Popen([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
                                         env=env, cwd="/work", start_new_session=True)
-                pid = proc.pid
-        except OSError as e:
-            out["missing"] = True
-            out["stderr"] = "%s: %s" % (argv[0], e)
-            return out
-        status = wait_for(pid, timeout)
-        if status is None:
-            out["timed_out"] = True
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            status = os.waitpid(pid, 0)[1]
-        rc = os.waitstatus_to_exitcode(status)
-        if code is None:
-            proc.returncode = rc  # reaped here: subprocess must not wait for it again
+            except OSError as e:
+                out["missing"] = True
+                out["stderr"] = "%s: %s" % (argv[0], e)
+                return out
+            status = wait_for(proc.pid, timeout)
+            if status is None:
+                out["timed_out"] = True
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                status = os.waitpid(proc.pid, 0)[1]
+            rc = proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by subprocess
     out["seconds"] = round(time.monotonic() - t0, 3)
     if rc < 0:
         out["signal"] = -rc

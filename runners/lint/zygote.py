@@ -8,8 +8,8 @@ compiles each and runs it once here on a file of its own (lint.py: trusted,
 output thrown away), so that every module and plugin it loads lazily is
 loaded. Then sandeval-zygote.so clones a fresh lint sandbox per sample; in
 the sandbox's program process lint.py runs as on a cold start, except that
-those scripts are forked from this warm image instead of executed
-(lint.py, run_tool). No candidate's text is ever in this process: it
+it runs those scripts' code itself, warm, instead of executing them
+(lint.py, run_inline). No candidate's text is ever in this process: it
 reaches the sandbox's /work after the clone.
 """
 import os

@@ -319,6 +319,42 @@ static void test_sample_in_sandbox(void **state)
 	sample_result_release(&r);
 }
 
+/* A linter held to a timeout it cannot keep is that sample's error, warm
+ * (an alarm in the driver, which runs flake8 and bandit itself) as cold
+ * (the executed linter killed), never a pass. */
+static void test_timeout_in_sandbox(void **state)
+{
+	struct task t = { .id = "t", .class = "c", .language = "python", .format = TASK_NATIVE };
+	struct sample s = { .task_id = "t", .sample_id = "t/0", .code = "def f(x):\n    return x\n" };
+	struct evaluator_options o;
+	struct evaluator *ev;
+	struct sample_result r;
+	struct sd_error err = { 0 };
+
+	(void)state;
+	if (geteuid() != 0)
+		fx_skip("root: a real lint sandbox here needs root (the CLI tests cover the unprivileged user)");
+	if (!have("flake8") || !have("bandit"))
+		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
+	for (int cold = 0; cold < 2; cold++) {
+		evaluator_options_init(&o);
+		o.runners_dir = "runners";
+		o.cold = cold;
+		o.lint_tool_timeout = 0.002;
+		ev = evaluator_new(&o, &err);
+		assert_non_null(ev);
+		assert_int_equal(evaluator_lint(ev, &t, &s, &r, &err), 0);
+		/* warm it was: the lint zygote started */
+		assert_null(evaluator_lint_warm_error(ev));
+		evaluator_free(ev);
+		if (r.lint != LINT_ERROR)
+			fail_msg("%s: lint %s: %s", cold ? "cold" : "warm", lint_status_name(r.lint), r.lint_detail);
+		assert_contains(r.lint_detail, "flake8 timed out");
+		assert_contains(r.lint_detail, "bandit timed out");
+		sample_result_release(&r);
+	}
+}
+
 /* evaluator_check_lint with the options O, twice when it works (a no-op then). */
 static int check(const struct evaluator_options *o, struct sd_error *err)
 {
@@ -421,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_sample_in_sandbox),
+		cmocka_unit_test(test_timeout_in_sandbox),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
