@@ -36,60 +36,52 @@ jq -c '{task_id: .name, prompt: "", canonical_solution: "", entry_point,
 	test: (.test | split("\ndef test_check():\n")[0] + "\n")}' "$src" >"$work/mbpp-tasks.jsonl"
 jq -c '{task_id: .name, solution}' "$src" >"$work/mbpp-samples.jsonl"
 
-# the comparable form of a lint --json: one line per sample, sorted
-norm() {
-	jq -c '.samples[] | {sample_id, task_id, lint, findings,
-		lint_detail: (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-			| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))}' "$1" | sort
+# by_old ARG...: sandeval ARG... as OLD (NEW with --cold when OLD is "cold")
+by_old() {
+	if [ "$old" = cold ]; then "$new" "$@" --cold; else "$old" "$@"; fi
 }
 
+# same NAME WHAT: diff $work/NAME.old.norm and .new.norm; one line saying WHAT when they agree
 status=0
+same() {
+	if diff "$work/$1.old.norm" "$work/$1.new.norm" >"$work/$1.diff"; then
+		echo "$1: $(wc -l <"$work/$1.new.norm") samples identical ($2)"
+	else
+		echo "$1: DIFFERENT ($(grep -c '^>' "$work/$1.diff") samples of $(wc -l <"$work/$1.new.norm")):"
+		head -c 3000 "$work/$1.diff"
+		status=1
+	fi
+}
+
+# the comparable form of the lint detail: the tools' times masked, the reuse note cut
+detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
+	| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))'
+counts='group_by(.) | map("\(.[0]) \(length)") | join(", ")'
+
 for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
 	name=${set%%:*}
 	tasks=${set#*:}
 	samples=$work/$name.jsonl
 	[ "$name" != mbpp ] || samples=$work/mbpp-samples.jsonl
-	if [ "$old" = cold ]; then
-		"$new" lint --tasks "$tasks" --samples "$samples" --jobs "$jobs" --quiet --cold --json "$work/$name.old.json" >/dev/null
-	else
-		"$old" lint --tasks "$tasks" --samples "$samples" --jobs "$jobs" --quiet --json "$work/$name.old.json" >/dev/null
-	fi
-	"$new" lint --tasks "$tasks" --samples "$samples" --jobs "$jobs" --quiet --json "$work/$name.new.json" >/dev/null
-	norm "$work/$name.old.json" >"$work/$name.old.norm"
-	norm "$work/$name.new.json" >"$work/$name.new.norm"
-	n=$(wc -l <"$work/$name.new.norm")
-	findings=$(jq '[.samples[].findings | length] | add' "$work/$name.new.json")
-	counts=$(jq -r '[.samples[].lint] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$work/$name.new.json")
-	reused=$(grep -c 'an identical program' "$work/$name.new.json" || true)
-	if diff "$work/$name.old.norm" "$work/$name.new.norm" >"$work/$name.diff"; then
-		echo "$name: $n samples identical ($counts; $findings findings; $reused reports reused)"
-	else
-		echo "$name: DIFFERENT ($(grep -c '^>' "$work/$name.diff") samples of $n):"
-		head -c 3000 "$work/$name.diff"
-		status=1
-	fi
+	for who in old new; do
+		if [ $who = old ]; then run=by_old; else run=$new; fi
+		$run lint --tasks "$tasks" --samples "$samples" --jobs "$jobs" --quiet --json "$work/$name.$who.json" >/dev/null
+		jq -c ".samples[] | {sample_id, task_id, lint, findings, lint_detail: $detail}" "$work/$name.$who.json" |
+			sort >"$work/$name.$who.norm"
+	done
+	same "$name" "$(jq -r "[.samples[].lint] | $counts" "$work/$name.new.json");\
+ $(jq '[.samples[].findings | length] | add' "$work/$name.new.json") findings;\
+ $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused"
 done
 
 # sandeval run, tests and lint together: the --out lines
-outnorm() {
-	jq -c '{sample_id, task_id, passed, result, score, harness_error, composite, lint, findings,
-		tests: [.tests[] | {name, status, detail}],
-		lint_detail: (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-			| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))}' "$1" | sort
-}
-if [ "$old" = cold ]; then
-	"$new" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --cold --out "$work/run.old.jsonl" >/dev/null
-else
-	"$old" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --out "$work/run.old.jsonl" >/dev/null
-fi
-"$new" run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --out "$work/run.new.jsonl" >/dev/null
-outnorm "$work/run.old.jsonl" >"$work/run.old.norm"
-outnorm "$work/run.new.jsonl" >"$work/run.new.norm"
-if diff "$work/run.old.norm" "$work/run.new.norm" >"$work/run.diff"; then
-	echo "he-canon run --out: $(wc -l <"$work/run.new.norm") samples identical (passed $(jq -s 'map(select(.passed)) | length' "$work/run.new.jsonl"), lint $(jq -s -r 'map(.lint) | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$work/run.new.jsonl"))"
-else
-	echo "he-canon run --out: DIFFERENT ($(grep -c '^>' "$work/run.diff") samples):"
-	head -c 3000 "$work/run.diff"
-	status=1
-fi
+for who in old new; do
+	if [ $who = old ]; then run=by_old; else run=$new; fi
+	$run run --tasks "$he" --samples "$work/he-canon.jsonl" --jobs "$jobs" --quiet --out "$work/run.$who.jsonl" >/dev/null
+	jq -c "{sample_id, task_id, passed, result, score, harness_error, composite, lint, findings,
+		tests: [.tests[] | {name, status, detail}], lint_detail: $detail}" "$work/run.$who.jsonl" |
+		sort >"$work/he-canon-run.$who.norm"
+done
+same he-canon-run "passed $(jq -s 'map(select(.passed)) | length' "$work/run.new.jsonl"),\
+ lint $(jq -s -r "map(.lint) | $counts" "$work/run.new.jsonl")"
 exit $status

@@ -10,6 +10,12 @@
  * the sandbox, and turns the envelope into findings (lint-parse.c parses
  * each tool's output) and a status: a linter that is not installed makes the
  * sample `unavailable`, one that fails makes it `error`; neither is a pass.
+ *
+ * Each sandbox is cloned from the process's lint zygote when it can be
+ * (runners/lint/zygote.py: flake8 and bandit loaded once; the driver runs
+ * them warm), and a program linted before in this process is not linted
+ * again: the envelope kept for its key (cache_key, lint-cache.c) is judged
+ * anew. docs/lint.md, "Warm linters, and reports reused".
  */
 #define _GNU_SOURCE
 #include "eval/lint.h"
@@ -452,12 +458,18 @@ static void key_bytes(EVP_MD_CTX *ctx, const void *p, size_t n)
 static void key_tool(EVP_MD_CTX *ctx, const char *name, const char *path)
 {
 	char buf[PATH_MAX + 128] = "absent";
+	bool direct = name && strchr(name, '/');	/* a path: looked up as it is, once */
 
-	for (const char *dir = path; name && *dir && !strchr(name, '/'); dir += strcspn(dir, ":"), dir += *dir == ':') {
+	for (const char *dir = direct ? "" : path; name && (direct || *dir);
+	     dir += strcspn(dir, ":"), dir += *dir == ':') {
 		char exe[PATH_MAX], real[PATH_MAX];
 		struct stat st;
 
-		snprintf(exe, sizeof(exe), "%.*s/%s", (int)strcspn(dir, ":"), dir, name);
+		if (direct)
+			snprintf(exe, sizeof(exe), "%s", name);
+		else
+			snprintf(exe, sizeof(exe), "%.*s/%s", (int)strcspn(dir, ":"), dir, name);
+		direct = false;
 		if (access(exe, X_OK) == 0 && realpath(exe, real) && stat(real, &st) == 0) {
 			snprintf(buf, sizeof(buf), "%s %llu %llu %lld %lld.%09ld", real, (unsigned long long)st.st_dev,
 				 (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
