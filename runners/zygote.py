@@ -16,7 +16,6 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [here, os.path.join(here, "python")]
 try:
-    import ctypes
     import _sha256  # noqa: F401  (the driver's HMAC)
     import driver
     import runner  # noqa: F401  (the driver forks the Python runner)
@@ -25,36 +24,15 @@ try:
     # runner). Modules with state a fresh interpreter would seed differently
     # (random: its generator) are not loaded here.
     import collections, copy, heapq, itertools, math, re, string, typing  # noqa: F401,E401
-    lib = ctypes.PyDLL(os.path.join(here, "sandeval-zygote.so"))
-    lib.sandeval_zygote_arg.restype = ctypes.c_char_p
-    lib.sandeval_zygote_env.restype = ctypes.c_char_p
+    import warm
+    lib = warm.load(here)
 except BaseException as e:
     os.write(3, ("cannot load the driver: %s: %s" % (type(e).__name__, e)).encode()[:500])
     os._exit(1)
 
-# gc.freeze(), as Python's docs advise before forking workers: a collection
-# in a fork would otherwise write to these objects' headers, copying their
-# pages. (On HumanEval it changed the page faults by nothing measurable,
-# 283k either way: reference counts cause most of them.)
-import gc  # noqa: E402
-gc.collect()
-gc.freeze()
-if lib.sandeval_zygote_serve(3) != 0:
-    os._exit(0)
-
-# A sandbox's program process (pid 2 of a fresh sandbox).
-ctypes.pythonapi.PyOS_AfterFork_Child()
-argv = []
-while lib.sandeval_zygote_arg(len(argv)) is not None:
-    argv.append(os.fsdecode(lib.sandeval_zygote_arg(len(argv))))
-i = 0
-while lib.sandeval_zygote_env(i) is not None:
-    name, _, value = os.fsdecode(lib.sandeval_zygote_env(i)).partition("=")
-    os.environ[name] = value
-    i += 1
-# argv is what a cold start would execute: python3 [options] start.py ARGS...
-script = next(n for n, a in enumerate(argv) if n and not a.startswith("-"))
-sys.argv = argv[script:]
+warm.serve(lib)
+# A sandbox's program process: argv is what a cold start would execute,
+# python3 [options] start.py ARGS...
 # The module path of a cold start: the script's directory (start.py's and the
 # driver's own entry), where the zygote had the host's runners directory.
 sys.path[:2] = [os.path.dirname(sys.argv[0])] * 2

@@ -26,7 +26,7 @@
 static const char lint_usage[] =
 	"usage: sandeval lint --tasks FILE|DIR --samples FILE [--db PATH|URL] [--jobs N] [--json FILE]\n"
 	"                     [--lint-severity style|warning|error] [--model NAME] [--backend native]\n"
-	"                     [--memory SIZE] [--sanitize] [--quiet]\n"
+	"                     [--memory SIZE] [--sanitize] [--cold] [--quiet]\n"
 	"\n"
 	"Lint every sample in a fresh sandbox of its own, without running its tests:\n"
 	"Python with flake8 and bandit, C with cppcheck and clang-tidy, JavaScript with\n"
@@ -42,12 +42,14 @@ static const char lint_usage[] =
 	"  --memory SIZE          memory of each lint sandbox (default 512M)\n"
 	"  --sanitize             lint each sample's code cleaned as 'sandeval run --sanitize'\n"
 	"                         cleans it (docs/sanitize.md); --json says which changed\n"
+	"  --cold                 lint every sample afresh: python3 and each linter executed\n"
+	"                         in its sandbox, no report of an identical program reused\n"
 	"\n"
 	"Exit status: 0 when every sample was linted (findings are results, not errors);\n"
 	"2 on bad input or when sandeval itself failed.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_DB, OPT_JOBS, OPT_JSON, OPT_SEVERITY, OPT_MODEL, OPT_BACKEND,
-       OPT_MEMORY, OPT_QUIET, OPT_HELP, OPT_SANITIZE };
+       OPT_MEMORY, OPT_COLD, OPT_QUIET, OPT_HELP, OPT_SANITIZE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -59,6 +61,7 @@ static const struct option options[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -97,6 +100,7 @@ static int parse_options(int argc, char **argv, struct lint_run *r)
 		case OPT_BACKEND: e->backend = v; break;
 		case OPT_QUIET: r->quiet = true; break;
 		case OPT_SANITIZE: r->o.sanitize = true; break;
+		case OPT_COLD: e->cold = true; e->lint_cache = false; break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);

@@ -56,7 +56,9 @@ static const char run_usage[] =
 	"  --mini            EvalPlus: the Mini file beside --tasks (HumanEvalPlus-Mini-V.jsonl.gz\n"
 	"                    for HumanEvalPlus-V.jsonl.gz): its fewer plus inputs\n"
 	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
-	"                    from a warm interpreter (slower; docs/sandbox.md, warm starts)\n"
+	"                    from a warm interpreter, and lint every sample afresh (each\n"
+	"                    linter executed, no report of an identical program reused)\n"
+	"                    (slower; docs/sandbox.md, warm starts; docs/lint.md, cost)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
@@ -162,7 +164,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_NO_LINT: o->eval.lint = false; o->given |= RUN_GIVEN_LINT; break;
 		case OPT_SANITIZE: o->sanitize = true; o->given |= RUN_GIVEN_SANITIZE; break;
-		case OPT_COLD: o->eval.cold = true; break;
+		case OPT_COLD: o->eval.cold = true; o->eval.lint_cache = false; break;
 		case OPT_RUN_ID: o->run_id = v; break;
 		case OPT_STATUS: c->status = true; break;
 		case OPT_SHARD:

@@ -265,16 +265,29 @@ static bool have(const char *tool)
 	return system(cmd) == 0;
 }
 
+/* Lint CODE as a Python sample with the options O in a handle of its own,
+ * into *R; with WARM, the lint zygote must have started. */
+static void lint_one(const struct evaluator_options *o, const char *code, bool warm, struct sample_result *r)
+{
+	struct task t = { .id = "t", .class = "c", .language = "python", .format = TASK_NATIVE };
+	struct sample s = { .task_id = "t", .sample_id = "t/0", .code = (char *)code };
+	struct sd_error err = { 0 };
+	struct evaluator *ev = evaluator_new(o, &err);
+
+	assert_non_null(ev);
+	assert_int_equal(evaluator_lint(ev, &t, &s, r, &err), 0);
+	if (warm)
+		assert_null(evaluator_lint_warm_error(ev));
+	evaluator_free(ev);
+}
+
 /* Real sandboxes: a linter missing from the sandbox's PATH is 'unavailable',
  * naming it, never a pass; with the linters there, a dirty sample fails. */
 static void test_sample_in_sandbox(void **state)
 {
-	struct task t = { .id = "t", .class = "c", .language = "python", .format = TASK_NATIVE };
-	struct sample s = { .task_id = "t", .sample_id = "t/0", .code = "import os\n\n\ndef f(x):\n    return eval(x)\n" };
+	const char *code = "import os\n\n\ndef f(x):\n    return eval(x)\n";
 	struct evaluator_options o;
-	struct evaluator *ev;
 	struct sample_result r;
-	struct sd_error err = { 0 };
 
 	(void)state;
 	if (geteuid() != 0)
@@ -282,10 +295,7 @@ static void test_sample_in_sandbox(void **state)
 	evaluator_options_init(&o);
 	o.runners_dir = "runners";
 	o.lint_tool_path = "/nonexistent";
-	ev = evaluator_new(&o, &err);
-	assert_non_null(ev);
-	assert_int_equal(evaluator_lint(ev, &t, &s, &r, &err), 0);
-	evaluator_free(ev);
+	lint_one(&o, code, false, &r);
 	assert_int_equal(r.lint, LINT_UNAVAILABLE);
 	assert_contains(r.lint_detail, "flake8 is not installed");
 	assert_contains(r.lint_detail, "bandit is not installed");
@@ -298,10 +308,7 @@ static void test_sample_in_sandbox(void **state)
 	if (!have("flake8") || !have("bandit"))
 		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
 	o.lint_tool_path = NULL;
-	ev = evaluator_new(&o, &err);
-	assert_non_null(ev);
-	assert_int_equal(evaluator_lint(ev, &t, &s, &r, &err), 0);
-	evaluator_free(ev);
+	lint_one(&o, code, true, &r);
 	if (r.lint != LINT_FAILED)
 		fail_msg("lint %s: %s", lint_status_name(r.lint), r.lint_detail);
 	assert_true(r.n_findings >= 2);
@@ -317,6 +324,33 @@ static void test_sample_in_sandbox(void **state)
 		assert_true(f401 && b307);
 	}
 	sample_result_release(&r);
+}
+
+/* A linter held to a timeout it cannot keep is that sample's error, warm
+ * (an alarm in the driver, which runs flake8 and bandit itself) as cold
+ * (the executed linter killed), never a pass. */
+static void test_timeout_in_sandbox(void **state)
+{
+	struct evaluator_options o;
+	struct sample_result r;
+
+	(void)state;
+	if (geteuid() != 0)
+		fx_skip("root: a real lint sandbox here needs root (the CLI tests cover the unprivileged user)");
+	if (!have("flake8") || !have("bandit"))
+		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
+	for (int cold = 0; cold < 2; cold++) {
+		evaluator_options_init(&o);
+		o.runners_dir = "runners";
+		o.cold = cold;
+		o.lint_tool_timeout = 0.002;
+		lint_one(&o, "def f(x):\n    return x\n", !cold, &r);
+		if (r.lint != LINT_ERROR)
+			fail_msg("%s: lint %s: %s", cold ? "cold" : "warm", lint_status_name(r.lint), r.lint_detail);
+		assert_contains(r.lint_detail, "flake8 timed out");
+		assert_contains(r.lint_detail, "bandit timed out");
+		sample_result_release(&r);
+	}
 }
 
 /* evaluator_check_lint with the options O, twice when it works (a no-op then). */
@@ -421,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_sample_in_sandbox),
+		cmocka_unit_test(test_timeout_in_sandbox),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,7 +54,7 @@ static struct zygote *start_stand_in(const char *text)
 	struct zygote *z;
 
 	write_script(text);
-	z = zygote_start(dir, &err);
+	z = zygote_start(dir, "zygote.py", &err);
 	if (!z)
 		fail_msg("%s", err.msg);
 	return z;
@@ -67,7 +67,7 @@ static void test_start_missing_script(void **state)
 
 	(void)state;
 	assert_int_equal(mkdir(empty, 0755), 0);
-	assert_null(zygote_start(empty, &err));
+	assert_null(zygote_start(empty, "zygote.py", &err));
 	assert_contains(err.msg, "zygote: python3 ");
 	assert_contains(err.msg, "/none/zygote.py exited before it was ready");
 	free(empty);
@@ -79,7 +79,7 @@ static void test_start_reports_the_zygotes_error(void **state)
 
 	(void)state;
 	write_script("import os\nos.write(3, b'cannot load the driver: ImportError: no driver')\n");
-	assert_null(zygote_start(dir, &err));
+	assert_null(zygote_start(dir, "zygote.py", &err));
 	assert_string_equal(err.msg, "zygote: cannot load the driver: ImportError: no driver");
 }
 

@@ -27,6 +27,14 @@ struct runner {
 
 /* runners/lint/lint.json and the files it injects (lint.c). */
 struct lint_conf;
+struct lint_cache;
+
+/* One kind of zygote of this process. */
+struct warm {
+	struct zygote *zygote;
+	pid_t owner;
+	char why[1024];				/* why the owner could not start one */
+};
 
 struct evaluator {
 	struct evaluator_options o;
@@ -34,11 +42,11 @@ struct evaluator {
 	struct runner runners[EVAL_MAX_RUNNERS];	/* each read on first use */
 	size_t n_runners;
 	struct lint_conf *lint;			/* read on first use (or evaluator_check_lint) */
-	/* Warm starts (zygote.h): this process's zygote, started on first use;
-	 * a forked process starts its own, as only the starter may use one. */
-	struct zygote *zygote;
-	pid_t zygote_owner;
-	char warm_why[1024];			/* why the owner could not start one */
+	/* Warm starts (zygote.h): this process's zygotes, each started on first
+	 * use; a forked process starts its own, as only the starter may use one. */
+	struct warm tests_warm;			/* runners/zygote.py: the driver */
+	struct warm lint_warm;			/* runners/lint/zygote.py: the Python linters */
+	struct lint_cache *lint_cache;		/* envelopes by content (lint-cache.c), this process's */
 };
 
 /* The runner of LANG, read from runners/<lang>/runner.json on first use. */
@@ -47,6 +55,10 @@ const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, st
  * for, another backend or image, or the zygote would not start (then
  * ev->warm_why says why). */
 struct zygote *evaluator_zygote(struct evaluator *ev, const struct task *task);
+/* The zygote to start the lint driver from (runners/lint/zygote.py: flake8
+ * and bandit loaded), or NULL for a cold start: asked for (--cold), another
+ * backend, or it would not start (then lint_warm.why says why). */
+struct zygote *evaluator_lint_zygote(struct evaluator *ev);
 /* A result for SAMPLE of TASK with its ids, class, completion and start time
  * set and no score yet (NAN). -1 on ENOMEM (OUT released). */
 int evaluator_result_start(struct sample_result *out, const struct task *task, const struct sample *sample);
@@ -65,5 +77,16 @@ int lint_load(struct evaluator *ev, struct sd_error *err);
 int lint_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		struct sample_result *r, struct sd_error *err);
 void lint_conf_free(struct lint_conf *c);
+
+/* lint-cache.c: envelopes by key (SHA-256 of the plan, the injected files,
+ * the linters' identity and the program: lint.c), in memory, this process's.
+ * new: NULL on ENOMEM. get: the envelope (NUL-terminated, owned by the
+ * cache) or NULL. put: keeps a copy; 0 (also when full), -ENOMEM. */
+#define LINT_KEY_LEN 32
+struct lint_cache *lint_cache_new(void);
+const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_t *len);
+int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *text, size_t len);
+void lint_cache_counts(const struct lint_cache *c, size_t *hits, size_t *misses);
+void lint_cache_free(struct lint_cache *c);
 
 #endif

@@ -38,6 +38,7 @@ void evaluator_options_init(struct evaluator_options *o)
 	o->lint_threshold = LINT_SEV_WARNING;
 	o->lint_memory = 512ull << 20;
 	o->lint_tool_timeout = 30.0;
+	o->lint_cache = true;
 }
 
 const char *evaluator_runners_dir(void)
@@ -201,6 +202,31 @@ const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, st
 	return r;
 }
 
+/* --- warm starts --- */
+
+/* W's zygote on RUNNERS_DIR/SCRIPT, started in this process on first use. */
+static struct zygote *warm_get(struct warm *w, const char *runners_dir, const char *script)
+{
+	struct sd_error e = { 0 };
+
+	if (w->owner != getpid()) {
+		zygote_stop(w->zygote);	/* the parent's: only closes our copy */
+		w->owner = getpid();
+		w->why[0] = '\0';
+		w->zygote = zygote_start(runners_dir, script, &e);
+		if (!w->zygote)
+			snprintf(w->why, sizeof(w->why), "%s", e.msg);
+	}
+	return w->zygote;
+}
+
+static void warm_release(struct warm *w)
+{
+	if (w->owner == getpid())
+		zygote_stop(w->zygote);
+	memset(w, 0, sizeof(*w));
+}
+
 /* --- the handle --- */
 
 struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_error *err)
@@ -220,8 +246,9 @@ void evaluator_free(struct evaluator *ev)
 {
 	if (!ev)
 		return;
-	if (ev->zygote_owner == getpid())
-		zygote_stop(ev->zygote);
+	warm_release(&ev->tests_warm);
+	warm_release(&ev->lint_warm);
+	lint_cache_free(ev->lint_cache);
 	for (size_t i = 0; i < ev->n_runners; i++)
 		runner_release(&ev->runners[i]);
 	lint_conf_free(ev->lint);
@@ -244,30 +271,35 @@ int evaluator_check_lint(struct evaluator *ev, struct sd_error *err)
 	return ev->o.lint ? lint_load(ev, err) : 0;
 }
 
-/* --- warm starts --- */
-
 struct zygote *evaluator_zygote(struct evaluator *ev, const struct task *task)
 {
 	const char *image = task->image ? task->image : ev->o.image;
-	struct sd_error e = { 0 };
 
 	if (ev->o.cold || (ev->o.backend && strcmp(ev->o.backend, "native") != 0) ||
 	    (image && strcmp(image, "host") != 0))
 		return NULL;
-	if (ev->zygote_owner != getpid()) {
-		zygote_stop(ev->zygote);	/* the parent's: only closes our copy */
-		ev->zygote_owner = getpid();
-		ev->warm_why[0] = '\0';
-		ev->zygote = zygote_start(ev->runners_dir, &e);
-		if (!ev->zygote)
-			snprintf(ev->warm_why, sizeof(ev->warm_why), "%s", e.msg);
-	}
-	return ev->zygote;
+	return warm_get(&ev->tests_warm, ev->runners_dir, "zygote.py");
+}
+
+struct zygote *evaluator_lint_zygote(struct evaluator *ev)
+{
+	if (ev->o.cold || (ev->o.backend && strcmp(ev->o.backend, "native") != 0))
+		return NULL;
+	return warm_get(&ev->lint_warm, ev->runners_dir, "lint/zygote.py");
 }
 
 const char *evaluator_warm_error(const struct evaluator *ev)
 {
-	return ev->zygote_owner == getpid() && !ev->zygote && ev->warm_why[0] ? ev->warm_why : NULL;
+	const struct warm *w = &ev->tests_warm;
+
+	return w->owner == getpid() && !w->zygote && w->why[0] ? w->why : NULL;
+}
+
+const char *evaluator_lint_warm_error(const struct evaluator *ev)
+{
+	const struct warm *w = &ev->lint_warm;
+
+	return w->owner == getpid() && !w->zygote && w->why[0] ? w->why : NULL;
 }
 
 /* --- samples --- */

@@ -36,6 +36,8 @@ struct evaluator_options {
 					 * else /usr/local/bin:/usr/bin:/bin */
 	uint64_t lint_memory;		/* the linters' sandbox (default 512M: they need more than a sample) */
 	double lint_tool_timeout;	/* seconds per linter (default 30) */
+	bool lint_cache;		/* an identical program is linted once per process (default true;
+					 * lint-cache.c) */
 };
 
 void evaluator_options_init(struct evaluator_options *o);
@@ -60,6 +62,9 @@ const struct evaluator_options *evaluator_options(const struct evaluator *ev);
 void evaluator_set_limits(struct evaluator *ev, double timeout, uint64_t memory);
 /* Why this process could not start warm (its samples then start cold), or NULL. */
 const char *evaluator_warm_error(const struct evaluator *ev);
+/* Why this process could not start lint warm (its samples are then linted
+ * cold: python3 and each linter executed afresh), or NULL. */
+const char *evaluator_lint_warm_error(const struct evaluator *ev);
 
 /* Evaluate SAMPLE against TASK in a fresh sandbox: its tests, judged, then
  * (with the lint option) lint in a sandbox of its own, then the scores

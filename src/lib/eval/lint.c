@@ -10,6 +10,12 @@
  * the sandbox, and turns the envelope into findings (lint-parse.c parses
  * each tool's output) and a status: a linter that is not installed makes the
  * sample `unavailable`, one that fails makes it `error`; neither is a pass.
+ *
+ * Each sandbox is cloned from the process's lint zygote when it can be
+ * (runners/lint/zygote.py: flake8 and bandit loaded once; the driver runs
+ * them warm), and a program linted before in this process is not linted
+ * again: the envelope kept for its key (cache_key, lint-cache.c) is judged
+ * anew. docs/lint.md, "Warm linters, and reports reused".
  */
 #define _GNU_SOURCE
 #include "eval/lint.h"
@@ -18,10 +24,13 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "eval/evaluator-internal.h"
 #include "sandbox/sandbox.h"
@@ -212,7 +221,7 @@ static char *build_plan(json_t *lang, const char *source, const struct evaluator
 	return text;
 }
 
-static int run_sandbox(const struct evaluator *ev, const char *lang_source, const char *code, const char *plan,
+static int run_sandbox(struct evaluator *ev, const char *lang_source, const char *code, const char *plan,
 		       size_t n_tools, struct sandbox_result *sr, struct sd_error *err)
 {
 	const struct evaluator_options *o = &ev->o;
@@ -244,6 +253,7 @@ static int run_sandbox(const struct evaluator *ev, const char *lang_source, cons
 	cfg.cpu_time = cfg.wall_time;
 	cfg.pids = 64;
 	cfg.output = 8u << 20;
+	cfg.zygote = evaluator_lint_zygote(ev);
 	return sandbox_run(&cfg, sr, err);
 }
 
@@ -429,6 +439,79 @@ int lint_read_envelope(const char *text, size_t len, const char *fate, const jso
 	return 0;
 }
 
+/* --- the cache's key (lint-cache.c) --- */
+
+static void key_bytes(EVP_MD_CTX *ctx, const void *p, size_t n)
+{
+	unsigned char hdr[8];
+
+	for (int i = 0; i < 8; i++)
+		hdr[i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
+	EVP_DigestUpdate(ctx, hdr, sizeof(hdr));
+	if (n)
+		EVP_DigestUpdate(ctx, p, n);
+}
+
+/* What identifies the executable NAME on PATH now: its real path, device,
+ * inode, size and modification time (a linter upgraded mid-run is another
+ * linter), or "absent". */
+static void key_tool(EVP_MD_CTX *ctx, const char *name, const char *path)
+{
+	char buf[PATH_MAX + 128] = "absent";
+	bool direct = name && strchr(name, '/');	/* a path: looked up as it is, once */
+
+	for (const char *dir = direct ? "" : path; name && (direct || *dir);
+	     dir += strcspn(dir, ":"), dir += *dir == ':') {
+		char exe[PATH_MAX], real[PATH_MAX];
+		struct stat st;
+
+		if (direct)
+			snprintf(exe, sizeof(exe), "%s", name);
+		else
+			snprintf(exe, sizeof(exe), "%.*s/%s", (int)strcspn(dir, ":"), dir, name);
+		direct = false;
+		if (access(exe, X_OK) == 0 && realpath(exe, real) && stat(real, &st) == 0) {
+			snprintf(buf, sizeof(buf), "%s %llu %llu %lld %lld.%09ld", real, (unsigned long long)st.st_dev,
+				 (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+				 st.st_mtim.tv_nsec);
+			break;
+		}
+	}
+	key_bytes(ctx, buf, strlen(buf));
+}
+
+/* KEY: SHA-256 over everything the envelope depends on: the plan (tools,
+ * argv, env, PATH, timeout, output cap), the injected files, the file name,
+ * each linter's identity, the program. 0, or -1 (no key: do not cache). */
+static int cache_key(const struct evaluator *ev, const json_t *lang, const char *plan, const char *code,
+		     unsigned char key[LINT_KEY_LEN])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	const char *source = json_string_value(json_object_get(lang, "source"));
+	unsigned int n = 0;
+	json_t *t;
+	size_t i;
+	int ok;
+
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return -1;
+	}
+	key_bytes(ctx, "sandeval lint 1", 15);
+	key_bytes(ctx, plan, strlen(plan));
+	for (i = 0; i < ev->lint->n_files; i++) {
+		key_bytes(ctx, ev->lint->files[i].name, strlen(ev->lint->files[i].name));
+		key_bytes(ctx, ev->lint->files[i].text, ev->lint->files[i].len);
+	}
+	key_bytes(ctx, source, source ? strlen(source) : 0);
+	json_array_foreach(json_object_get(lang, "tools"), i, t)
+		key_tool(ctx, json_string_value(json_array_get(json_object_get(t, "argv"), 0)), tool_path(&ev->o));
+	key_bytes(ctx, code, strlen(code));
+	ok = EVP_DigestFinal_ex(ctx, key, &n) == 1 && n == LINT_KEY_LEN;
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
 int lint_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		struct sample_result *r, struct sd_error *err)
 {
@@ -438,8 +521,11 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 	struct sandbox_result sr;
 	struct sd_error e = { 0 };
 	char fate[1400], why[256];
+	unsigned char key[LINT_KEY_LEN];
+	const char *text;
 	json_t *lang;
-	size_t n_tools;
+	size_t n_tools, len;
+	bool cached;
 	int ret;
 
 	free(r->lint_detail);
@@ -458,6 +544,16 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 	plan = build_plan(lang, json_string_value(json_object_get(lang, "source")), &ev->o);
 	if (!plan)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	if (ev->o.lint_cache && !ev->lint_cache && !(ev->lint_cache = lint_cache_new()))
+		return sd_error_set(err, ENOMEM, "lint: out of memory");
+	cached = ev->o.lint_cache && cache_key(ev, lang, plan, code, key) == 0;
+	if (cached && (text = lint_cache_get(ev->lint_cache, key, &len)) != NULL) {
+		if (lint_read_envelope(text, len, "cached", lang, ev->o.lint_threshold, lint_first_line(task, sample),
+				       r, err) < 0)
+			return -1;
+		note(&r->lint_detail, "an identical program's report (linted earlier in this process)");
+		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
+	}
 	if (run_sandbox(ev, json_string_value(json_object_get(lang, "source")), code, plan, n_tools, &sr, &e) < 0) {
 		r->lint = LINT_ERROR;
 		r->lint_detail = xasprintf("lint sandbox: %s", e.msg);
@@ -469,6 +565,10 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 		 why[0] ? "; " : "", why);
 	ret = lint_read_envelope(sr.stdout_buf, sr.stdout_len, fate, lang, ev->o.lint_threshold,
 				 lint_first_line(task, sample), r, err);
+	/* only a report every tool of which ran and was understood is kept */
+	if (ret == 0 && cached && sr.status == SB_OK && (r->lint == LINT_PASSED || r->lint == LINT_FAILED) &&
+	    lint_cache_put(ev->lint_cache, key, sr.stdout_buf, sr.stdout_len) < 0)
+		ret = sd_error_set(err, ENOMEM, "lint: out of memory");
 	if (sr.id[0]) {
 		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, sr.id) : strdup(sr.id);
 

@@ -38,6 +38,7 @@ struct run {
 	bool resumed;			/* info was read from the store (strings to release) */
 	bool loaded;			/* run_load() done */
 	bool warned;			/* this worker said it could not start warm */
+	bool lint_warned;		/* and that it could not lint warm */
 	bool joined;			/* a shard that found its run's record there */
 	bool complete;			/* every sample of the run is recorded */
 	char samples_hash[65];		/* a sharded run's samples (shard.h) */
@@ -428,6 +429,10 @@ static int work(void *arg, size_t i, char **line, struct sd_error *err)
 	if (r->o.tests && !r->warned && evaluator_warm_error(r->ev)) {
 		warn(r, "no warm start (%s): every sample starts python3 afresh", evaluator_warm_error(r->ev));
 		r->warned = true;
+	}
+	if (!r->lint_warned && evaluator_lint_warm_error(r->ev)) {
+		warn(r, "no warm lint (%s): every sample's linters start afresh", evaluator_lint_warm_error(r->ev));
+		r->lint_warned = true;
 	}
 	j = sample_result_to_json(&res);
 	*line = j ? json_dumps(j, JSON_COMPACT) : NULL;

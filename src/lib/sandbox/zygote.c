@@ -53,9 +53,11 @@ struct zygote {
 	int sock;
 };
 
-struct zygote *zygote_start(const char *runners_dir, struct sd_error *err)
+struct zygote *zygote_start(const char *runners_dir, const char *name, struct sd_error *err)
 {
-	cleanup_free char *script = xasprintf("%s/zygote.py", runners_dir);
+	/* absolute: the zygote starts in / */
+	cleanup_free char *abs_dir = realpath(runners_dir, NULL);
+	cleanup_free char *script = xasprintf("%s/%s", abs_dir ? abs_dir : runners_dir, name);
 	struct zygote *z = calloc(1, sizeof(*z));
 	int sp[2];
 	pid_t parent = getpid();

@@ -23,9 +23,10 @@
 struct zygote;
 struct child_args;
 
-/* Start python3 (the sandbox's PATH) on RUNNERS_DIR/zygote.py and wait until
- * it has loaded the driver; NULL with *err when it could not. */
-struct zygote *zygote_start(const char *runners_dir, struct sd_error *err);
+/* Start python3 (the sandbox's PATH) on RUNNERS_DIR/SCRIPT ("zygote.py": the
+ * tests' driver; "lint/zygote.py": lint's, runners/lint/zygote.py) and wait
+ * until it has loaded what it preloads; NULL with *err when it could not. */
+struct zygote *zygote_start(const char *runners_dir, const char *script, struct sd_error *err);
 /* The process that started Z, which alone can use it (init becomes its child). */
 pid_t zygote_owner(const struct zygote *z);
 void zygote_stop(struct zygote *z);

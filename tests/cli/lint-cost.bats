@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# lint-cost.bats - cheap lint: warm linters forked per sample, reports of identical programs reused, --cold the old path
+
+SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
+EX=$BATS_TEST_DIRNAME/../../examples
+DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
+HE=$DATA/humaneval/HumanEval.jsonl.gz
+BACKEND=${SANDEVAL_BACKEND:-native}
+BACKEND_OPTS=()
+[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	for t in flake8 bandit; do
+		command -v "$t" >/dev/null || skip "deps: $t is not installed (scripts/deps.sh installs it)"
+	done
+}
+
+# lint OUT ARG...: sandeval lint ARG... --json OUT; $rc, $err
+lint() {
+	local json=$1
+	shift
+	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --quiet --json "$json" "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	err=$(cat stderr.txt)
+}
+
+flunk() {
+	{
+		echo "FAIL: $*"
+		echo "--- exit ${rc-}; stderr:"
+		tail -c 3000 stderr.txt
+	} >&2
+	return 1
+}
+
+# sample ID SOLUTION: one JSONL line for the example suite's sum_to
+sample() { jq -nc --arg id "$1" --arg s "$2" '{sample_id: $id, task_id: "sum_to", solution: $s}'; }
+
+# verdicts JSON: per sample its status, findings and detail, the tools' times masked and the reuse note cut
+verdicts() {
+	jq -c '.samples[] | [.sample_id, .lint, .findings, (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
+		| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))]' "$1" | sort
+}
+
+# Samples that exercise every kind of outcome of the Python linters.
+mixed_samples() {
+	sample clean $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
+	sample dirty $'import os\n\n\ndef sum_to(n: int) -> int:\n    return eval(input())\n'
+	sample style $'def sum_to(n):\n    total=0 \n    for i in range(n + 1):\n        total += i\n    return total\n'
+	sample syntax $'def sum_to(n)\n    return n\n'
+	sample empty ''
+	sample noqa $'import os  # noqa\nimport subprocess  # nosec\n\n\ndef sum_to(n):\n    return subprocess.call(n, shell=True)\n'
+	sample unicode $'def sum_to(n):\n    \xc3\xa9t\xc3\xa9 = "\xe2\x82\xac"\n    return n\n'
+	sample deep "def sum_to(n):
+    return $(printf '(%.0s' $(seq 150))n$(printf ')%.0s' $(seq 150))
+"
+}
+
+# bats test_tags=native
+@test "warm lint: every verdict, finding and detail as --cold gives them (python3 and each linter executed afresh)" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	mixed_samples >s.jsonl
+	lint warm.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1
+	((rc == 0)) || flunk "warm: exit $rc"
+	[[ $err != *"no warm lint"* ]] || flunk "the lint zygote did not start: $err"
+	lint cold.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --cold
+	((rc == 0)) || flunk "cold: exit $rc"
+	diff <(verdicts cold.json) <(verdicts warm.json) >diff.txt || flunk "warm and cold differ: $(head -c 3000 diff.txt)"
+	# the samples say something: every status the linters can give a file, and both linters' findings
+	[[ $(jq -r '[.samples[].lint] | unique | join(" ")' warm.json) == "failed passed" ]] ||
+		flunk "statuses: $(jq -c '[.samples[] | [.sample_id, .lint, .lint_detail]]' warm.json)"
+	[[ $(jq -r '[.samples[].findings[].tool] | unique | join(" ")' warm.json) == "bandit flake8" ]] ||
+		flunk "tools: $(jq -c '[.samples[].findings[].tool] | unique' warm.json)"
+	[[ $(jq -r '.samples[] | select(.sample_id == "syntax") | .findings[0].rule' warm.json) == E999 ]] ||
+		flunk "the syntax error: $(jq -c '.samples[] | select(.sample_id == "syntax")' warm.json)"
+}
+
+# bats test_tags=native
+@test "warm lint: each sample's findings are those it has when linted alone (nothing one leaves reaches the next)" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	mixed_samples >all.jsonl
+	# together: one worker, one lint zygote, the samples one after the other in both orders
+	lint together.json --tasks "$EX/tasks" --samples all.jsonl --jobs 1
+	((rc == 0)) || flunk "together: exit $rc"
+	tac all.jsonl >rev.jsonl
+	lint reversed.json --tasks "$EX/tasks" --samples rev.jsonl --jobs 1
+	((rc == 0)) || flunk "reversed: exit $rc"
+	# alone: each sample in a process of its own
+	while read -r line; do
+		id=$(jq -r .sample_id <<<"$line")
+		printf '%s\n' "$line" >"one-$id.jsonl"
+		lint "one-$id.json" --tasks "$EX/tasks" --samples "one-$id.jsonl"
+		((rc == 0)) || flunk "$id alone: exit $rc"
+		verdicts "one-$id.json"
+	done <all.jsonl | sort >alone.txt
+	diff alone.txt <(verdicts together.json) >diff.txt || flunk "together differs from alone: $(head -c 3000 diff.txt)"
+	diff alone.txt <(verdicts reversed.json) >diff.txt || flunk "reversed differs from alone: $(head -c 3000 diff.txt)"
+}
+
+# bats test_tags=native
+@test "warm lint: without the zygote's library the run says so once and lints every sample cold, the same" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
+	cp -r "$runners" runners
+	rm runners/sandeval-zygote.so
+	mixed_samples >s.jsonl
+	SANDEVAL_RUNNERS=$PWD/runners lint fallback.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(grep -c "no warm lint (zygote: cannot load the linters: OSError" stderr.txt) == 1 ]] || flunk "warning: $err"
+	lint warm.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1
+	diff <(verdicts warm.json) <(verdicts fallback.json) >diff.txt || flunk "cold fallback differs: $(head -c 3000 diff.txt)"
+}
+
+@test "the same program twice is linted once, with the same findings; --cold lints each in a sandbox of its own" {
+	dirty=$'import os\n\n\ndef sum_to(n: int) -> int:\n    return eval(input())\n'
+	{
+		sample a "$dirty"
+		sample b "$dirty"
+		sample c "${dirty}# another program"$'\n'
+	} >s.jsonl
+	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --out o.jsonl --db t.db --jobs 1 \
+		--quiet >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	((rc == 0)) || flunk "exit $rc"
+	# one sandbox for the tests of each, one more for the lint of a and c: b's report is a's
+	sandboxes() { sqlite3 "$1" "select sample_id || ' ' || (length(sandbox_ids) - length(replace(sandbox_ids, ',', '')) + 1)
+		from samples order by sample_id" | tr '\n' ' '; }
+	[[ $(sandboxes t.db) == "a 2 b 1 c 2 " ]] || flunk "sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
+	[[ $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl) == *"; an identical program's report (linted earlier in this process)" ]] ||
+		flunk "b's detail: $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl)"
+	[[ $(jq -c 'select(.sample_id == "a") | [.lint, .findings]' o.jsonl) == "$(jq -c 'select(.sample_id == "b") | [.lint, .findings]' o.jsonl)" ]] ||
+		flunk "a and b differ: $(jq -c '[.sample_id, .lint, .findings]' o.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "a") | .lint' o.jsonl) == failed ]] || flunk "a: $(jq -c 'select(.sample_id == "a")' o.jsonl)"
+	# another threshold in another run: the report judged anew
+	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --out e.jsonl --jobs 1 --quiet \
+		--lint-severity error >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	[[ $(jq -r '.lint' e.jsonl | sort -u) == passed ]] || flunk "--lint-severity error: $(jq -c '[.sample_id, .lint]' e.jsonl)"
+	# --cold: the old path, every sample linted in a sandbox of its own
+	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --out cold.jsonl --db cold.db --jobs 1 \
+		--quiet --cold >stdout.txt 2>stderr.txt && rc=0 || rc=$?
+	((rc == 0)) || flunk "--cold: exit $rc"
+	[[ $(sandboxes cold.db) == "a 2 b 2 c 2 " ]] || flunk "--cold sandboxes: $(sqlite3 cold.db 'select sample_id, sandbox_ids from samples')"
+	[[ -z $(jq -r '.lint_detail | select(contains("identical program"))' cold.jsonl) ]] || flunk "--cold reused a report"
+}
+
+# bats test_tags=native
+@test "a linter that fails on one sample makes that sample 'error' and no other; its report is not reused" {
+	# a file so large that the linters cannot lint it in 100M: the lint sandbox's memory limit
+	{
+		sample small1 $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
+		python3 -c 'import json
+big = "def sum_to(n):\n    return n\n\n\nx = [" + "[1, 2, 3], " * 400000 + "]\n"
+for i in ("big", "big2"):
+    print(json.dumps({"sample_id": i, "task_id": "sum_to", "solution": big}))'
+		sample small2 $'import os\n\n\ndef sum_to(n: int) -> int:\n    return n\n'
+	} >s.jsonl
+	lint l.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --memory 100M
+	((rc == 0)) || flunk "exit $rc"
+	st() { jq -r --arg id "$1" '.samples[] | select(.sample_id == $id) | .lint' l.json; }
+	[[ $(st big) == error && $(st big2) == error ]] ||
+		flunk "big: $(jq -c '[.samples[] | [.sample_id, .lint, .lint_detail]]' l.json)"
+	[[ $(jq -r '.samples[] | select(.sample_id == "big2") | .lint_detail' l.json) != *"identical program"* ]] ||
+		flunk "the failed report was reused"
+	[[ $(st small1) == passed && $(st small2) == failed ]] ||
+		flunk "the others: $(jq -c '[.samples[] | [.sample_id, .lint, .lint_detail]]' l.json)"
+}
