@@ -260,7 +260,7 @@ assert_times_sane() {
 		jq -r .phase "$log" | grep -qx "$p" || flunk "phase $p not in the log"
 	done
 	cp "$log" "$BATS_TEST_TMPDIR/first"
-	probe --log "$log" --cpu-time 0.3 -- cpuloop
+	probe --log "$log" --cpu-time 0.3 --wall-time 60 -- cpuloop
 	expect_status cpu_limit
 	(($(wc -l <"$log") > n1)) || flunk "the second run appended nothing"
 	head -n "$n1" "$log" | cmp - "$BATS_TEST_TMPDIR/first" || flunk "the second run rewrote the first run's lines"
@@ -277,7 +277,7 @@ assert_times_sane() {
 	probe -- exit 0
 	expect_status ok
 	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
-	probe --cpu-time 0.3 -- cpuloop "$TAG"
+	probe --cpu-time 0.3 --wall-time 60 -- cpuloop "$TAG"
 	expect_status cpu_limit
 	ids+=("$(j .sandbox_id)") uids+=("$(j .isolation.host_uid)")
 	probe --memory 32M -- memhog 128 "$TAG"
