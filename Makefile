@@ -49,7 +49,7 @@ PYTHON_IMAGE ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYC_TAG := $(or $(shell $(PYTHON_IMAGE) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null),cpython-311)
 PYCS := runners/__pycache__/driver.$(PYC_TAG).pyc runners/python/__pycache__/plain.$(PYC_TAG).pyc \
 	runners/python/__pycache__/runner.$(PYC_TAG).pyc runners/__pycache__/evalplus_rules.$(PYC_TAG).pyc \
-	runners/__pycache__/program.$(PYC_TAG).pyc
+	runners/__pycache__/program.$(PYC_TAG).pyc runners/__pycache__/clock.$(PYC_TAG).pyc
 pycs: $(PYCS)
 define compile_pyc
 	@mkdir -p $(dir $@)
