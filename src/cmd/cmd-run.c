@@ -24,7 +24,7 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
-	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
+	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
@@ -56,6 +56,8 @@ static const char run_usage[] =
 	"                    pinned to one build for the whole run; a task may name its own\n"
 	"  --mini            EvalPlus: the Mini file beside --tasks (HumanEvalPlus-Mini-V.jsonl.gz\n"
 	"                    for HumanEvalPlus-V.jsonl.gz): its fewer plus inputs\n"
+	"  --partial         the samples may leave tasks without a sample: pass@k over the\n"
+	"                    tasks attempted (without it such a sample file is refused)\n"
 	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
 	"                    from a warm interpreter (slower; docs/sandbox.md, warm starts)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
@@ -70,7 +72,7 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_PARTIAL };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -93,6 +95,7 @@ static const struct option options[] = {
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "mini", no_argument, NULL, OPT_MINI },
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -166,6 +169,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 				return fail("%s", err.msg);
 			break;
 		case OPT_MINI: c->mini = true; break;
+		case OPT_PARTIAL: o->partial = true; break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -285,7 +289,8 @@ static int report_all(const struct cmd_run *c, struct store *st, const struct ru
 	struct sample_result *results = NULL;
 	size_t n = 0;
 	struct sd_error err = { 0 };
-	struct report rep = { .run = run_info(run), .ks = c->o.ks, .n_ks = c->o.n_ks, .samples = run_samples(run) };
+	struct report rep = { .run = run_info(run), .ks = c->o.ks, .n_ks = c->o.n_ks, .samples = run_samples(run),
+			      .suite_tasks = run_tasks(run)->n, .partial = run_options(run)->partial };
 	int ret = 0;
 
 	if (store_samples_load(st, run_info(run)->id, &results, &n, &err) < 0)

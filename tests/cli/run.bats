@@ -394,6 +394,35 @@ he_samples() {
 	((rc == 2)) && [[ $err == *"--holdout"* ]] || flunk "--holdout maybe: exit $rc"
 }
 
+@test "a samples file that leaves tasks out is refused unless --partial; then pass@k is over the tasks attempted, and says so" {
+	# two of the example suite's five tasks
+	grep -e '"fib"' -e '"gcd"' "$EX/samples/good.jsonl" >two.jsonl
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint
+	((rc == 2)) || flunk "exit $rc"
+	[[ $err == *"'two.jsonl' has samples for 2 of the 5 tasks of '$EX/tasks': 3 have none ('is_palindrome', 'reverse_words', 'sum_to'); give --partial"* ]] ||
+		flunk "message: $err"
+	[[ ! -e t.db ]] || [[ $(sqlite3 t.db 'select count(*) from runs' 2>/dev/null || echo 0) == 0 ]] || flunk "a run was recorded"
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint --partial --json s.json --seed 7
+	((rc == 0)) || flunk "--partial: exit $rc"
+	[[ $out == *"2 tasks of 5 (--partial): pass@k over the 2 attempted"* ]] || flunk "summary: $out"
+	[[ $(jq -c '[.tasks, .suite_tasks, .partial, (.pass_at_k[] | select(.k == 1) | .value)]' s.json) == "[2,5,true,1]" ]] ||
+		flunk "--json: $(jq -c '{tasks, suite_tasks, partial, pass_at_k}' s.json)"
+	# the whole file covers every task: no --partial needed, and none said
+	rm -f t.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --json all.json --seed 7
+	((rc == 0)) && [[ $(jq -c '[.tasks, .suite_tasks, .partial]' all.json) == "[5,5,false]" && $out != *attempted* ]] ||
+		flunk "the whole file: exit $rc, $(jq -c '{tasks, suite_tasks, partial}' all.json)"
+	# a shard's slice leaves tasks out by design: the check is on the run's samples file
+	rm -f t.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --run-id sh --shard 0/2 --seed 7
+	((rc == 0)) || flunk "shard 0/2 of a whole file: exit $rc"
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint --run-id sh2 --shard 0/2 --seed 7
+	((rc == 2)) && [[ $err == *"has samples for 2 of the 5 tasks"* ]] || flunk "shard 0/2 of a partial file: exit $rc"
+	# lint judges each sample alone: a partial file is fine, and its count says so
+	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples two.jsonl >lint.txt 2>&1 && rc=0 || rc=$?
+	((rc == 0)) && grep -q "^samples    2, 2 tasks of 5;" lint.txt || flunk "lint: exit $rc, $(cat lint.txt)"
+}
+
 @test "pass@k is reported only for k <= n" {
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/attack-samples.jsonl" --k 1,5,100 --json summary.json
 	((rc == 0)) || flunk "exit $rc"
