@@ -305,11 +305,11 @@ class Candidate:
             waited = not ready
             if not ready:
                 continue
-            if self.answered is None:
-                self.answered = self.span.active()
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 raise self._died()
+            if self.answered is None and chunk.strip():  # white space would stop the clock for nothing
+                self.answered = self.span.active()
             self.buf += chunk
             if len(self.buf) > MAX_RESPONSE:
                 self.kill()
