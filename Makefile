@@ -51,7 +51,7 @@ PYTHON_IMAGE ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYC_TAG := $(or $(shell $(PYTHON_IMAGE) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null),cpython-311)
 PYCS := runners/__pycache__/driver.$(PYC_TAG).pyc runners/python/__pycache__/plain.$(PYC_TAG).pyc \
 	runners/python/__pycache__/runner.$(PYC_TAG).pyc runners/__pycache__/evalplus_rules.$(PYC_TAG).pyc \
-	runners/__pycache__/program.$(PYC_TAG).pyc
+	runners/__pycache__/program.$(PYC_TAG).pyc runners/__pycache__/watch.$(PYC_TAG).pyc
 pycs: $(PYCS)
 define compile_pyc
 	@mkdir -p $(dir $@)
@@ -67,7 +67,7 @@ runners/python/__pycache__/%.$(PYC_TAG).pyc: runners/python/%.py
 # runners/zygote.py loads into python3 with ctypes. Always a plain build (an
 # ASan runtime cannot be loaded into python3), with its own PIC objects.
 ZYGOTE_SRC := src/lib/sandbox/zygote.c src/lib/sandbox/sandbox-child.c src/lib/sandbox/landlock.c \
-	src/lib/sandbox/sysfilter.c src/lib/base/util.c src/lib/base/error.c
+	src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/util.c src/lib/base/error.c
 ZYGOTE_OBJ := $(patsubst %.c,build/pic/%.o,$(ZYGOTE_SRC))
 ZYGOTE_CFLAGS := -std=c11 $(WARN) -O2 -g -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \
 	-Isrc/lib -Ibuild/gen -MMD -MP
@@ -115,9 +115,10 @@ $(B)/src/lib/sandbox/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 
 # The gVisor backend's init runs inside the sandbox, on any image: static, and
 # embedded in sandeval (sandbox-gvisor-init.c .incbin's it). Never sanitized.
-$(B)/gvinit: src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/base/error.c $(B)/gen/sysfilter-bpf.h
+$(B)/gvinit: src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c \
+		$(B)/gen/sysfilter-bpf.h
 	$(CC) -std=c11 -O2 -Wall -Wextra -Wno-format-truncation -static -Isrc/lib -I$(B)/gen -o $@ \
-		src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/base/error.c
+		src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c
 $(B)/src/lib/sandbox/sandbox-gvisor-init.o: $(B)/gvinit
 $(B)/src/lib/sandbox/sandbox-gvisor-init.o: ALL_CFLAGS += -DGVINIT_BIN='"$(B)/gvinit"'
 

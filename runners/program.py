@@ -3,40 +3,36 @@
 The program is the candidate's code and the task's test code in one file,
 already compiled where the language needs it. It runs once, with /dev/null
 as stdin, in a session of its own (killed with it), held to the test's CPU
-time and wall deadline, and passes as its benchmark says: exit status 0, or
-(HumanEval-X's JavaScript, "quiet") nothing written on stdout or stderr,
-whatever the exit status, as CodeGeeX's harness judges it.
+time, active time (watch.py) and wall deadline, and passes as its benchmark
+says: exit status 0, or (HumanEval-X's JavaScript, "quiet") nothing written
+on stdout or stderr, whatever the exit status, as CodeGeeX's harness judges
+it.
 """
 import os
 import select
 import signal
 import time
 
+import watch
+
 OUTPUT = 64 << 10  # of each of stdout and stderr, kept for the verdict's detail
-TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid):
-    """User plus system CPU time of PID, from /proc (0 when it is gone)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICK
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def run(argv, cpu_limit, deadline, quiet):
-    """Run ARGV; (status, detail): passed, failed, timeout, memory or crash."""
+def run(argv, cpu_limit, active_limit, deadline, quiet):
+    """Run ARGV; (status, detail): passed, failed, timeout, memory or crash.
+    ACTIVE_LIMIT: seconds of its active time, or None."""
     import subprocess
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             cwd="/work", start_new_session=True, close_fds=True)
+    span = watch.Span(proc.pid)
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     kept = {out_fd: b"", err_fd: b""}
     open_fds = set(kept)
 
     def over():
-        return time.monotonic() > deadline or cpu_seconds(proc.pid) > cpu_limit
+        if time.monotonic() > deadline or watch.cpu_seconds(proc.pid) > cpu_limit:
+            return True
+        return active_limit is not None and span.active(scan=True) > active_limit
 
     timed_out = False
     while open_fds and not timed_out:
@@ -61,7 +57,8 @@ def run(argv, cpu_limit, deadline, quiet):
     stdout, stderr = (kept[fd].decode("utf-8", "replace") for fd in (out_fd, err_fd))
     said = (stderr or stdout).strip()[-1000:]
     if timed_out:
-        return "timeout", "no end within %.3g s of CPU time (or its wall time)" % cpu_limit
+        return "timeout", "no end within %.3g s of CPU time%s (or its wall time)" % (
+            cpu_limit, " or %.3g s of active time" % active_limit if active_limit is not None else "")
     if code == -9:
         return "memory", "killed by signal 9 (SIGKILL): out of memory"
     if code < 0 and -code != signal.SIGABRT:

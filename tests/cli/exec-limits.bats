@@ -194,6 +194,29 @@ assert_times_sane() {
 	expect_status file_size_limit
 }
 
+@test "a program that ignores SIGXFSZ and exits on EFBIG (python3) is file_size_limit too, not nonzero_exit" {
+	local py='import sys
+try:
+    open(sys.argv[1], "wb").write(b"x" * (4 << 20))
+except OSError as e:
+    print(e.errno)
+    raise'
+	for f in /work/big /tmp/a/b/big; do
+		sbx --file-size 1M -- /usr/bin/python3 -c "import os; os.makedirs(os.path.dirname('$f'), exist_ok=True)
+$py" "$f"
+		expect_status file_size_limit
+		assert_eq "$(j .exit_code)" 1 "python3's exit code ($f)"
+		assert_eq "$(out)" 27 "the write's errno, EFBIG ($f)"
+	done
+	# the limit reached and the error handled: still the limit's status
+	sbx --file-size 1M -- /usr/bin/python3 -c 'try:
+    open("/work/big", "wb").write(b"x" * (4 << 20))
+except OSError:
+    pass'
+	expect_status file_size_limit
+	assert_eq "$(j .exit_code)" 0 "exit code"
+}
+
 @test "a file within --file-size is fine" {
 	probe --file-size 1M -- write-file /work/small 524288
 	expect_status ok

@@ -128,7 +128,7 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 	[[ $(jq -r .pass_rate lint.json) == null && $(jq -r .unavailable lint.json) == 1 ]] || flunk "counted as a pass"
 	[[ $out == *"1 unavailable"* ]] || flunk "table: $out"
 	# nothing at all on the PATH, in sandeval run: no composite
-	SANDEVAL_LINT_PATH=/nonexistent run_eval --tasks "$EX/tasks" --samples py.jsonl --json sum.json --out o.jsonl --seed 1
+	SANDEVAL_LINT_PATH=/nonexistent run_eval --tasks "$EX/tasks" --samples py.jsonl --partial --json sum.json --out o.jsonl --seed 1
 	((rc == 0)) || flunk "run: exit $rc"
 	[[ $(jq -r .lint o.jsonl) == unavailable && $(jq -r .lint_detail o.jsonl) == *"flake8 is not installed"*"bandit is not installed"* ]] ||
 		flunk "run: $(jq -c '{lint, lint_detail}' o.jsonl)"

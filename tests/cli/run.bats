@@ -334,6 +334,29 @@ he_samples() {
 	[[ $out == *"tests      1: 1 harness_error"* ]] || flunk "the summary was not printed: $out"
 }
 
+@test "a candidate that writes past the sandbox's file size limit crashes with file_size_limit, though python3 only raises EFBIG" {
+	jq -cn '{task_id: "t/0", prompt: "def f():\n", canonical_solution: "    return 1\n", entry_point: "f",
+		test: "def check(candidate):\n    assert candidate() == 1\n    assert candidate() == 1\n"}' >tasks.jsonl
+	{
+		# the second test writes 20 MiB, past the 16 MiB of every sample's sandbox
+		jq -cn '{task_id: "t/0", sample_id: "big", completion: "    import os\n    if os.path.exists(\"/tmp/once\"):\n        open(\"/tmp/big\", \"wb\").write(b\"x\" * (20 << 20))\n    open(\"/tmp/once\", \"w\").close()\n    return 1\n"}'
+		# the limit reached, the error handled, the answer right: a pass
+		jq -cn '{task_id: "t/0", sample_id: "handled", completion: "    try:\n        open(\"/work/big\", \"wb\").write(b\"x\" * (20 << 20))\n    except OSError:\n        pass\n    return 1\n"}'
+		# an error of its own after a big file of an earlier test: not the limit's
+		jq -cn '{task_id: "t/0", sample_id: "other", completion: "    import os\n    if os.path.exists(\"/tmp/big\"):\n        raise ValueError(\"again\")\n    try:\n        open(\"/tmp/big\", \"wb\").write(b\"x\" * (20 << 20))\n    except OSError:\n        pass\n    return 1\n"}'
+	} >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -r 'select(.sample_id == "big") | [.tests[].status] | join(" ")' out.jsonl) == "passed crash" ]] ||
+		flunk "big: $(jq -c 'select(.sample_id == "big") | .tests' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "big") | .tests[1].detail' out.jsonl) == "file_size_limit: a file reached 16777216 bytes (--file-size): OSError: [Errno 27] File too large" ]] ||
+		flunk "big: $(jq -c 'select(.sample_id == "big") | .tests[1]' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "handled") | .passed' out.jsonl) == true ]] ||
+		flunk "handled: $(jq -c 'select(.sample_id == "handled") | .tests' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "other") | .tests[1].status + ": " + .tests[1].detail' out.jsonl) == "error: ValueError: again" ]] ||
+		flunk "other: $(jq -c 'select(.sample_id == "other") | .tests' out.jsonl)"
+}
+
 @test "outputs that cannot be written stop the run at its start, with the real reason" {
 	local args want
 	while IFS='|' read -r want args; do
@@ -369,6 +392,35 @@ he_samples() {
 	((rc == 2)) && [[ $err == *"--k"* ]] || flunk "--k 0: exit $rc"
 	run_eval --tasks x --samples y --holdout maybe
 	((rc == 2)) && [[ $err == *"--holdout"* ]] || flunk "--holdout maybe: exit $rc"
+}
+
+@test "a samples file that leaves tasks out is refused unless --partial; then pass@k is over the tasks attempted, and says so" {
+	# two of the example suite's five tasks
+	grep -e '"fib"' -e '"gcd"' "$EX/samples/good.jsonl" >two.jsonl
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint
+	((rc == 2)) || flunk "exit $rc"
+	[[ $err == *"'two.jsonl' has samples for 2 of the 5 tasks of '$EX/tasks': 3 have none ('is_palindrome', 'reverse_words', 'sum_to'); give --partial"* ]] ||
+		flunk "message: $err"
+	[[ ! -e t.db ]] || [[ $(sqlite3 t.db 'select count(*) from runs' 2>/dev/null || echo 0) == 0 ]] || flunk "a run was recorded"
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint --partial --json s.json --seed 7
+	((rc == 0)) || flunk "--partial: exit $rc"
+	[[ $out == *"2 tasks of 5 (--partial): pass@k over the 2 attempted"* ]] || flunk "summary: $out"
+	[[ $(jq -c '[.tasks, .suite_tasks, .partial, (.pass_at_k[] | select(.k == 1) | .value)]' s.json) == "[2,5,true,1]" ]] ||
+		flunk "--json: $(jq -c '{tasks, suite_tasks, partial, pass_at_k}' s.json)"
+	# the whole file covers every task: no --partial needed, and none said
+	rm -f t.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --json all.json --seed 7
+	((rc == 0)) && [[ $(jq -c '[.tasks, .suite_tasks, .partial]' all.json) == "[5,5,false]" && $out != *attempted* ]] ||
+		flunk "the whole file: exit $rc, $(jq -c '{tasks, suite_tasks, partial}' all.json)"
+	# a shard's slice leaves tasks out by design: the check is on the run's samples file
+	rm -f t.db
+	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --no-lint --run-id sh --shard 0/2 --seed 7
+	((rc == 0)) || flunk "shard 0/2 of a whole file: exit $rc"
+	run_eval --tasks "$EX/tasks" --samples two.jsonl --no-lint --run-id sh2 --shard 0/2 --seed 7
+	((rc == 2)) && [[ $err == *"has samples for 2 of the 5 tasks"* ]] || flunk "shard 0/2 of a partial file: exit $rc"
+	# lint judges each sample alone: a partial file is fine, and its count says so
+	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples two.jsonl >lint.txt 2>&1 && rc=0 || rc=$?
+	((rc == 0)) && grep -q "^samples    2, 2 tasks of 5;" lint.txt || flunk "lint: exit $rc, $(cat lint.txt)"
 }
 
 @test "pass@k is reported only for k <= n" {

@@ -95,7 +95,7 @@ reference() {
 	[[ -s $REF ]] && return 0
 	codegen_slice HumanEval/40 HumanEval/55 >"$BATS_FILE_TMPDIR/slice.jsonl"
 	"$SANDEVAL" run --db "$BATS_FILE_TMPDIR/ref.db" --tasks "$HE" --samples "$BATS_FILE_TMPDIR/slice.jsonl" \
-		--no-lint --seed 1 --k 1,10,100 --quiet --json "$BATS_FILE_TMPDIR/ref-summary.json" \
+		--partial --no-lint --seed 1 --k 1,10,100 --quiet --json "$BATS_FILE_TMPDIR/ref-summary.json" \
 		>/dev/null 2>"$BATS_FILE_TMPDIR/ref.err" || { cat "$BATS_FILE_TMPDIR/ref.err" >&2; return 1; }
 	local id
 	id=$(jq -r .run.id "$BATS_FILE_TMPDIR/ref-summary.json")
@@ -108,7 +108,7 @@ shard() {
 	local url=$1 name=$2 spec=$3 samples=$4
 	shift 4
 	"$SANDEVAL" run --db "$url" --run-id "$name" --shard "$spec" --tasks "$HE" --samples "$samples" \
-		--no-lint --seed 1 --k 1,10,100 --jobs 1 --quiet "$@" >"shard-${spec%/*}-$RANDOM.out" \
+		--partial --no-lint --seed 1 --k 1,10,100 --jobs 1 --quiet "$@" >"shard-${spec%/*}-$RANDOM.out" \
 		2>>"shard-${spec%/*}.err" &
 	BG_PIDS+=" $!"
 }
@@ -240,7 +240,7 @@ pass_at_k() {
 	local tcp
 	tcp=$(url_of "$SANDEVAL_PG_TCP_URL" sd_scale_restart)
 	SANDEVAL_DB_RETRY=4 "$SANDEVAL" run --db "$tcp" --run-id again --shard 0/1 --tasks "$HE" \
-		--samples fiftyfive.jsonl --no-lint --seed 1 --jobs 1 --quiet >/dev/null 2>again.err &
+		--samples fiftyfive.jsonl --partial --no-lint --seed 1 --jobs 1 --quiet >/dev/null 2>again.err &
 	BG_PIDS=" $!"
 	wait_for "$PG" "SELECT count(*) FROM sandeval.samples WHERE run_id = 'again'" 5 || flunk "nothing recorded"
 	PG_STOPPED=1
@@ -256,8 +256,8 @@ pass_at_k() {
 	pg_start || flunk "cannot start the cluster"
 	PG_STOPPED=
 	# started again (the engine's retry): it finishes what is left
-	"$SANDEVAL" run --db "$tcp" --run-id again --shard 0/1 --tasks "$HE" --samples fiftyfive.jsonl --no-lint \
-		--seed 1 --jobs 2 --quiet >/dev/null 2>again2.err || flunk "the retry failed: $(cat again2.err)"
+	"$SANDEVAL" run --db "$tcp" --run-id again --shard 0/1 --tasks "$HE" --samples fiftyfive.jsonl --partial \
+		--no-lint --seed 1 --jobs 2 --quiet >/dev/null 2>again2.err || flunk "the retry failed: $(cat again2.err)"
 	no_duplicates "$PG" again 100
 }
 

@@ -431,6 +431,7 @@ static int score(struct loop *l, struct sample_set *ss, bool public, const char 
 	ro.samples = ss;
 	ro.model = o->model ? o->model : generator_kind(o->gen);
 	ro.holdout = RUN_HOLDOUT_INCLUDE;
+	ro.partial = true;	/* a round scores the tasks still open; the agent counts the rest itself */
 	if (o->jobs)
 		ro.jobs = o->jobs;
 	ro.seed = o->seed;

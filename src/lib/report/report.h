@@ -19,6 +19,8 @@ struct report {
 	const int *ks;			/* pass@k values asked for */
 	size_t n_ks;
 	const struct sample_set *samples; /* for the completions in --out; may be NULL */
+	size_t suite_tasks;		/* tasks in the suite (0: not known); the results' may be fewer */
+	bool partial;			/* --partial: a sample set that leaves tasks out is meant to */
 };
 
 /* Summary table on F: samples, mean/median/p10 overall and per task class,

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/filesize.h"
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-internal.h"
@@ -521,8 +522,9 @@ static void run_program(void)
 	die("cannot execute '%s'", cfg->argv[0]);
 }
 
-/* pid 1: reap everything, report the program's wait status, then exit, which
- * kills whatever else still runs in the namespace. */
+/* pid 1: reap everything, report the program's wait status and whether it
+ * reached --file-size, then exit, which kills whatever else still runs in
+ * the namespace. */
 static _Noreturn void init_loop(pid_t program)
 {
 	int status_fd = args->status_fd;
@@ -536,7 +538,9 @@ static _Noreturn void init_loop(pid_t program)
 		pid_t pid = waitpid(-1, &st, __WALL);
 
 		if (pid == program) {
-			write_all(status_fd, &st, sizeof(st));
+			int report[2] = { st, file_size_reached(args->cfg->file_size) };
+
+			write_all(status_fd, report, sizeof(report));
 			_exit(0);
 		}
 		if (pid < 0 && errno != EINTR)

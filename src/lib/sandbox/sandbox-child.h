@@ -16,7 +16,7 @@ struct child_args {
 	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit */
 	int sync_fd;		/* read: one byte once maps and cgroups are set */
 	int msg_fd;		/* write: control lines (sandbox-ctl.h) */
-	int status_fd;		/* write: the program's wait status (int) */
+	int status_fd;		/* write: the program's wait status and whether it reached --file-size (int[2]) */
 	int stdio[3];		/* the program's stdin, stdout, stderr */
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */

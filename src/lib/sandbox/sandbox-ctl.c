@@ -97,6 +97,9 @@ static enum sandbox_ctl_stop line(struct sandbox_ctl *c, char *l, size_t n, int 
 			sd_error_set(err, EIO, "%s", text);
 		c->failed = true;
 		break;
+	case CTL_FILE_SIZE:
+		c->file_size = true;
+		break;
 	case CTL_STATUS:
 		if (wstatus && parse_int(text, end, wstatus))
 			return CTL_GOT_STATUS;

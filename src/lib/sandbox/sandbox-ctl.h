@@ -13,6 +13,8 @@
  *   L abi syscalls       the Landlock ABI and the seccomp filter's size
  *   X argv0              the program was executed
  *   E message            setup failed
+ *   F                    a file the program wrote reached --file-size
+ *                        (gVisor's init, just before "S")
  *   S wstatus            the program ended (gVisor's init; natively the
  *                        status has a pipe of its own) */
 #define CTL_EVENT 'I'
@@ -20,6 +22,7 @@
 #define CTL_EXEC 'X'
 #define CTL_ERROR 'E'
 #define CTL_STATUS 'S'
+#define CTL_FILE_SIZE 'F'
 
 /* Longer lines are dropped (init writes at most 2,048 bytes a line). */
 #define CTL_LINE_MAX 4096
@@ -29,6 +32,7 @@ struct sandbox_ctl {
 	const char *const *phases;	/* the event phases init may report, NULL-terminated */
 	bool exec_seen;			/* "X" came */
 	bool failed;			/* "E" came */
+	bool file_size;			/* "F" came */
 	bool dropping;			/* within an overlong line: dropped to its newline */
 	size_t len;			/* bytes in line */
 	char line[CTL_LINE_MAX];	/* what was read and not yet handled */
@@ -50,7 +54,7 @@ size_t sandbox_ctl_feed(struct sandbox_ctl *c, const void *data, size_t n);
 /* Handle the complete lines buffered, in order: events of the known phases
  * into ctx->res's events, "L" (two integers) into its landlock_abi and
  * seccomp_syscalls, "E" into c->failed and (the first) into *ERR, "X" into
- * c->exec_seen. Stops after an "X" line, and after an "S" line (one integer)
+ * c->exec_seen, "F" into c->file_size. Stops after an "X" line, and after an "S" line (one integer)
  * when WSTATUS is given (without it "S" is ignored); the rest stays
  * buffered for the next call. Dropped: a line longer than the buffer, all of
  * it; a line holding a NUL byte; "L" and "S" lines that are not exactly

@@ -356,6 +356,7 @@ static int gvisor_read_status(struct supervise *sv, int *wstatus)
 	gv->ctl_r = sv->status_fd;
 	r = ctl_read(sv->ctx, wstatus, NULL);
 	gv->ctl_r = -1;
+	sv->file_size_reached = gv->ctl.file_size;
 	return r == CTL_GOT_EXEC ? 0 : r;
 }
 

@@ -181,13 +181,18 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 	return 0;
 }
 
-/* The status pipe carries one int, the program's wait status, from init. */
+/* The status pipe carries two ints from init: the program's wait status,
+ * and whether a file in /work or /tmp reached --file-size. */
 static int native_read_status(struct supervise *sv, int *wstatus)
 {
-	ssize_t n = read(sv->status_fd, wstatus, sizeof(*wstatus));
+	int report[2];
+	ssize_t n = read(sv->status_fd, report, sizeof(report));
 
-	if (n == (ssize_t)sizeof(*wstatus))
+	if (n == (ssize_t)sizeof(report)) {
+		*wstatus = report[0];
+		sv->file_size_reached = report[1] != 0;
 		return 1;
+	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	return -1;

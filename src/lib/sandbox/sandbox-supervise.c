@@ -100,7 +100,7 @@ static uint64_t cgroup_cpu_ns(struct sandbox_ctx *ctx)
 	return st.cpu_ns;
 }
 
-static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool have_status,
+static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool have_status, bool file_size,
 				    enum sandbox_status fired, uint64_t oom_kills, int64_t cpu_ms)
 {
 	struct sandbox_result *res = ctx->res;
@@ -117,6 +117,8 @@ static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool h
 		return fired;
 	if (oom_kills > 0)
 		return SB_MEMORY_LIMIT;
+	if (file_size)	/* however it ended: SIGXFSZ, or EFBIG and an exit */
+		return SB_FILE_SIZE_LIMIT;
 	if (!have_status)
 		return SB_SIGNALED;
 	if (WIFEXITED(wstatus))
@@ -275,7 +277,8 @@ void supervise_finish(struct supervise *sv, const struct rusage *ru)
 	res->stderr_len = sv->err.len;
 	res->stderr_truncated = sv->err.truncated;
 	res->stdout_buf[res->stdout_len] = res->stderr_buf[res->stderr_len] = '\0';
-	res->status = classify(ctx, sv->wstatus, sv->have_status, sv->fired, st.oom_kills, res->cpu_ms);
+	res->status = classify(ctx, sv->wstatus, sv->have_status, sv->file_size_reached, sv->fired, st.oom_kills,
+			       res->cpu_ms);
 	if (sv->fired == SB_OK && res->status != SB_OK && res->status != SB_NONZERO_EXIT && res->status != SB_SIGNALED)
 		sandbox_event(ctx, "limit", "%s", sandbox_status_name(res->status));
 	sandbox_event(ctx, "execute", "%s: exit %d, signal %d, %lld ms wall, %lld ms cpu",

@@ -36,6 +36,7 @@ struct supervise {
 	enum sandbox_status fired;	/* the limit the supervisor enforced, or SB_OK */
 	bool have_status;
 	int wstatus;
+	bool file_size_reached;	/* set by read_status: a file the program wrote reached --file-size */
 	struct capture out, err;
 	char in_buf[65536];	/* read from in_src, not yet taken by the pipe */
 	size_t in_off, in_len;

@@ -190,6 +190,7 @@ static int run_document(struct store *st, const char *run_id, const struct sampl
 	size_t n = 0;
 	json_t *doc = NULL, *summary = NULL, *records = NULL;
 	int status = 500;
+	bool partial = false;
 
 	if (store_run_get(st, run_id, &info, &err) < 0) {
 		*out = err.code == ENOENT ? error_json("not_found", "no run '%s'", run_id)
@@ -203,15 +204,16 @@ static int run_document(struct store *st, const char *run_id, const struct sampl
 		json_decref(extra);
 		return 503;
 	}
-	if (!ks) {
+	{
 		json_t *cfg = info.config_json ? json_loads(info.config_json, 0, NULL) : NULL, *k;
 		size_t i;
 
+		partial = json_is_true(json_object_get(cfg, "partial"));
 		json_array_foreach(json_object_get(cfg, "k"), i, k)
-			if (n_ks < EV_MAX_KS && json_is_integer(k))
+			if (!ks && n_ks < EV_MAX_KS && json_is_integer(k))
 				cks[n_ks++] = (int)json_integer_value(k);
 		json_decref(cfg);
-		ks = cks;
+		ks = ks ? ks : cks;
 	}
 	if (!samples && n && (view.samples = calloc(n, sizeof(*view.samples)))) {
 		for (size_t i = 0; i < n; i++) {
@@ -222,7 +224,8 @@ static int run_document(struct store *st, const char *run_id, const struct sampl
 		samples = &view;
 	}
 	{
-		struct report rep = { .run = &info, .results = results, .n = n, .ks = ks, .n_ks = n_ks, .samples = samples };
+		struct report rep = { .run = &info, .results = results, .n = n, .ks = ks, .n_ks = n_ks, .samples = samples,
+				      .partial = partial };
 
 		summary = report_summary_doc(&rep, &err);
 		records = summary ? report_results_array(&rep, &err) : NULL;
@@ -294,6 +297,7 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 	ro.samples_path = "inline";
 	ro.tasks = &ts;
 	ro.samples = &ss;
+	ro.partial = true;	/* a request's samples are what it wants judged, of a named suite too */
 	ro.model = rq.model;
 	ro.holdout = rq.holdout;
 	ro.jobs = 1;		/* one worker, one sandbox at a time: --max-concurrency holds */
