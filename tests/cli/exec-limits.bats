@@ -332,10 +332,21 @@ kill_mid_run() {
 	"$SANDEVAL" gc >/dev/null 2>&1 || true
 	snapshot_host
 	run_in_background --wall-time 60 --cpu-time 60 -- sleep 30 "$TAG"
-	local pid init_pid uid id
-	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
-	init_pid=$(status_field "$pid" PPid)
-	uid=$(status_field "$pid" Uid | awk '{print $1}')
+	local pid init_pid uid id i
+	# under gVisor, runsc's short-lived create and start processes belong to
+	# the run too: wait for the Sentry, then for a process that stays (seen
+	# failing under load 22 when the first pid found had already exited)
+	if is_gvisor; then
+		wait_sentry "$TAG" 60 >/dev/null || flunk "no runsc-sandbox process for the run tagged $TAG"
+	fi
+	for ((i = 0; i < 100; i++)); do
+		pid=$(wait_tagged "$TAG" 60) || flunk "the sandboxed program never appeared"
+		init_pid=$(status_field "$pid" PPid) || true
+		uid=$(status_field "$pid" Uid | awk '{print $1}') || true
+		[[ -n $init_pid && -n $uid ]] && alive "$pid" && break
+		sleep 0.1
+	done
+	[[ -n $init_pid && -n $uid ]] || flunk "no process of the run stayed long enough to be looked at"
 	local before
 	before=$(tagged_pids "$TAG")
 	# the run's id: sandeval holds its record open (<id>.lock in its state dir)

@@ -243,7 +243,7 @@ teardown() {
 }
 
 @test "seen from the host, the program runs under a non-root uid" {
-	run_in_background --wall-time 20 -- sleep 3 "$TAG"
+	run_in_background --wall-time 30 -- sleep 8 "$TAG"
 	local pid uids gids
 	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
 	if is_gvisor; then
@@ -277,7 +277,7 @@ teardown() {
 }
 
 @test "the program lives in its own user, pid, net, mnt, ipc, uts and cgroup namespaces" {
-	run_in_background --wall-time 20 -- sleep 3 "$TAG"
+	run_in_background --wall-time 30 -- sleep 8 "$TAG"
 	local pid ns mine theirs nslist="user pid net mnt ipc uts cgroup"
 	pid=$(wait_tagged "$TAG") || flunk "the sandboxed program never appeared"
 	if is_gvisor; then

@@ -406,7 +406,7 @@ wait_file() {
 # run's id (its state directory), not from one of the run's pids: runsc's
 # short-lived helpers come and go, and their pids are reused quickly.
 wait_sentry() {
-	local deadline=$((SECONDS + ${2:-10})) id p args
+	local deadline=$((SECONDS + ${2:-60})) id p args
 	while ((SECONDS < deadline)); do
 		for id in $(gvisor_ids "$1"); do
 			for p in /proc/[0-9]*; do
