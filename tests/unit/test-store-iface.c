@@ -143,6 +143,10 @@ static void test_samples(void **state)
 	in[1].base_status = strdup("pass");	/* an EvalPlus task's (schema 4) */
 	in[1].plus_status = strdup("fail");
 	in[3].base_status = strdup("fail");	/* a list with a harness error has no plus status */
+	tripwires_network(&in[1].tripwires, "169.254.169.254:80", true);	/* schema 5 */
+	tripwires_denied(&in[1].tripwires, "mount");
+	in[1].tripwires.limit_hits = TW_LIMIT_PIDS;
+	in[3].tripwires.uncounted = TW_NETWORK | TW_LINGERING;		/* gVisor's: null, not zero */
 	for (int i = 0; i < 4; i++)
 		put_ok(s, run.id, &in[i]);
 	load_ok(s, run.id, &out, &n);

@@ -40,7 +40,7 @@ extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
 /* The schema version both implementations keep (docs/scoring.md, "Records"). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* The names the records give tiers and visibilities, and back (-1: unknown). */
 const char *store_tier_name(enum test_tier t);

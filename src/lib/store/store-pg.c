@@ -130,6 +130,16 @@ static const char *const schema[] = {
 	" PRIMARY KEY (run_id, shard));",
 	/* 3 -> 4: EvalPlus's base_status and plus_status ("pass", "fail"; NULL for other tasks) */
 	"ALTER TABLE sandeval.samples ADD COLUMN base_status text, ADD COLUMN plus_status text;",
+	/* 4 -> 5: what each sample's candidate tried (NULL: recorded before
+	 * tripwires), and the circuit breaker's trips and resets */
+	"ALTER TABLE sandeval.samples ADD COLUMN tripwires text;"
+	"CREATE TABLE sandeval.breaker ("
+	" id bigserial PRIMARY KEY,"
+	" at_ms bigint NOT NULL,"
+	" event text NOT NULL,"
+	" run_id text,"
+	" by_name text,"
+	" reason text NOT NULL);",
 };
 
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction, under the lock. */
