@@ -26,7 +26,7 @@ static const char run_usage[] =
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
 	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
-	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
+	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
@@ -60,16 +60,21 @@ static const char run_usage[] =
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
+	"  --breaker-threshold N  escape attempts (denied system calls, metadata probes,\n"
+	"                    writes outside) in this run that trip the store's circuit\n"
+	"                    breaker (default 5; 0: never): the run stops, exit 2, and no\n"
+	"                    run starts on the store until 'sandeval breaker reset'\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
 	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
-	"out wrong, or every sample a harness error: nothing scored). --status: 0 when\n"
+	"out wrong, or every sample a harness error: nothing scored), and when the circuit\n"
+	"breaker tripped or is tripped. --status: 0 when\n"
 	"the run is complete, 1 when not, 2 on error.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_BREAKER };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -96,6 +101,7 @@ static const struct option options[] = {
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "breaker-threshold", required_argument, NULL, OPT_BREAKER },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -174,6 +180,11 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 			o->given |= RUN_GIVEN_LINT_SEVERITY;
 			break;
 		}
+		case OPT_BREAKER:
+			if (parse_long(v, 0, 1000000000L, &n, &err) < 0)
+				return fail("--breaker-threshold: %s", err.msg);
+			o->breaker_threshold = (uint64_t)n;
+			break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);

@@ -17,6 +17,7 @@ int cmd_export(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_breaker(int argc, char **argv);
 
 /* Print "sandeval: MESSAGE" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -23,6 +23,7 @@ static const struct {
 	{ "export", cmd_export, "write a run as a versioned JSON document (a baseline for gate)" },
 	{ "show", cmd_show, "the failing tests of a run's samples, as feedback (text or JSON)" },
 	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
+	{ "breaker", cmd_breaker, "the store's circuit breaker: its state and history; reset it (who, why)" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 

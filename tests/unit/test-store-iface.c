@@ -6,6 +6,7 @@
 
 #include "pg-fixture.h"
 #include "store-fixture.h"
+#include "eval/breaker.h"
 #include "suite/task.h"
 
 struct backend {
@@ -482,6 +483,62 @@ static void test_url_display(void **state)
 	assert_string_equal(store_url_display("postgresql://u:s3cret@h/d", small, sizeof(small)), "postgre");
 }
 
+/* The circuit breaker's history (schema 5): trips and resets in order,
+ * what each needs, the state eval/breaker.c reads from it, kept across opens. */
+static void test_breaker(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s = open_ok(need(fx));
+	struct breaker_event *v, e = { .at_ms = 1000, .trip = true, .reason = "7 escape-class events" };
+	struct sd_error err = { 0 };
+	struct run_info run;
+	size_t n;
+	bool tripped;
+
+	assert_int_equal(store_breaker_history(s, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	assert_int_equal(breaker_check(s, &err), 0);
+	/* a trip needs its run; a reset who and why */
+	assert_int_equal(store_breaker_add(s, &e, &err), -1);
+	assert_int_equal(err.code, EINVAL);
+	new_run(s, &run, "m");
+	snprintf(e.run_id, sizeof(e.run_id), "%s", run.id);
+	assert_int_equal(store_breaker_add(s, &e, &err), 0);
+	assert_int_equal(breaker_state(s, &tripped, NULL, &err), 0);
+	assert_true(tripped);
+	assert_int_equal(breaker_check(s, &err), -1);
+	assert_int_equal(err.code, BREAKER_ERRNO);
+	assert_contains(err.msg, "is tripped: since 1970-01-01 00:00:01 UTC, by run r-");
+	assert_contains(err.msg, ": 7 escape-class events; nothing runs on this store until");
+	assert_int_equal(breaker_reset(s, "alice", "", &err), -1);
+	assert_int_equal(err.code, EINVAL);
+	assert_int_equal(breaker_reset(s, NULL, "why", &err), -1);
+	assert_int_equal(breaker_check(s, &err), -1);	/* still tripped */
+	assert_int_equal(breaker_reset(s, "alice \xe2\x82\xac 'q'", "checked: a fixture", &err), 0);
+	assert_int_equal(breaker_check(s, &err), 0);
+	assert_int_equal(breaker_reset(s, "bob", "again", &err), -1);
+	assert_int_equal(err.code, EALREADY);
+	assert_int_equal(breaker_trip(s, run.id, "a second trip", &err), 0);
+	store_close(s);
+	s = open_ok(fx->url);
+	assert_int_equal(store_breaker_history(s, &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0].trip && !v[1].trip && v[2].trip);
+	assert_int_equal(v[0].at_ms, 1000);
+	assert_string_equal(v[0].run_id, run.id);
+	assert_null(v[0].by);
+	assert_string_equal(v[0].reason, "7 escape-class events");
+	assert_string_equal(v[1].by, "alice \xe2\x82\xac 'q'");
+	assert_string_equal(v[1].reason, "checked: a fixture");
+	assert_string_equal(v[1].run_id, "");
+	assert_true(v[1].at_ms > 1000);
+	assert_string_equal(v[2].reason, "a second trip");
+	breaker_events_free(v, n);
+	assert_int_equal(breaker_check(s, &err), -1);
+	store_close(s);
+}
+
 int main(void)
 {
 #define BOTH(t) { #t " (sqlite)", t, setup, teardown, (void *)&be_sqlite }, \
@@ -489,6 +546,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_runs),
 		BOTH(test_samples),
+		BOTH(test_breaker),
 		BOTH(test_twins),
 		BOTH(test_shards),
 		BOTH(test_finish_race),

@@ -28,6 +28,8 @@ struct store_ops {
 	/* Fill the started shards' rows of V (N of them, zeroed, v[i].shard = i)
 	 * and the recorded counts of all. */
 	int (*shards_get)(struct store *s, const char *run_id, struct shard_info *v, size_t n, struct sd_error *err);
+	int (*breaker_add)(struct store *s, const struct breaker_event *e, struct sd_error *err);
+	int (*breaker_history)(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
 };
 
 /* The head of every implementation's handle. */
@@ -47,6 +49,10 @@ const char *store_tier_name(enum test_tier t);
 const char *store_vis_name(enum test_visibility v);
 int store_tier_parse(const char *s);
 int store_vis_parse(const char *s);
+
+/* Add one event read back to *V (of *N, capacity *CAP); -1 on ENOMEM. */
+int store_breaker_push(struct breaker_event **v, size_t *n, size_t *cap, int64_t at_ms, const char *event,
+		       const char *run_id, const char *by, const char *reason);
 
 /* Release what load functions built when they fail half-way. */
 void store_results_free(struct sample_result *v, size_t n);

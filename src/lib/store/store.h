@@ -80,6 +80,23 @@ int store_samples_load(struct store *s, const char *run_id, struct sample_result
  * array malloc'd; *ids may be NULL when there are none). */
 int store_runs_list(struct store *s, char ***ids, size_t *n, struct sd_error *err);
 
+/* The circuit breaker's history (docs/run.md#circuit-breaker): a trip
+ * (a run's escape-class events crossed --breaker-threshold) or a reset (a
+ * person re-enabled evaluation). Tripped while the last event is a trip. */
+struct breaker_event {
+	int64_t at_ms;
+	bool trip;				/* a trip; else a reset */
+	char run_id[STORE_RUN_ID_MAX + 1];	/* a trip: the run that tripped it */
+	char *by;				/* a reset: who (NULL for a trip) */
+	char *reason;				/* why */
+};
+
+/* Append E (a trip needs its run and reason, a reset who and why). */
+int store_breaker_add(struct store *s, const struct breaker_event *e, struct sd_error *err);
+/* Every event, oldest first (*v malloc'd; breaker_events_free). */
+int store_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
+void breaker_events_free(struct breaker_event *v, size_t n);
+
 /* One shard of a sharded run (docs/scale.md). */
 struct shard_info {
 	int shard;			/* I of N */
