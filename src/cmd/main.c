@@ -24,6 +24,7 @@ static const struct {
 	{ "show", cmd_show, "the failing tests of a run's samples, as feedback (text or JSON)" },
 	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
 	{ "breaker", cmd_breaker, "the store's circuit breaker: its state and history; reset it (who, why)" },
+	{ "metrics", cmd_metrics, "the store's records as Prometheus text: samples, tripwires, limits, the breaker" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 

@@ -117,6 +117,31 @@ trip() {
 	done
 }
 
+# bats test_tags=native
+@test "sandeval metrics: the store as Prometheus text, with the tripwires by kind and the breaker" {
+	trip
+	sbe metrics --db t.db
+	((rc == 0)) || flunk "metrics: exit $rc"
+	local bad
+	bad=$(grep -v '^#' stdout.txt | grep -Ev '^[a-z_]+(\{[a-z_]+="[^"]*"\})? [0-9]+(\.[0-9]+)?$' || true)
+	[[ -z $bad ]] || flunk "not Prometheus text: $bad"
+	local want
+	for want in 'sandeval_runs{state="unfinished"} 1' 'sandeval_samples_total{outcome="passed"} 4' \
+		'sandeval_samples_total{outcome="failed"} 2' 'sandeval_tests_total{status="crash"} 6' \
+		'sandeval_tripwires_total{kind="denied_syscalls"} 6' 'sandeval_denied_syscalls_total{syscall="mount"} 6' \
+		'sandeval_tripwires_total{kind="metadata_probes"} 0' 'sandeval_samples_with_escapes_total 2' \
+		'sandeval_breaker_tripped 1' 'sandeval_breaker_events_total{event="trip"} 1'; do
+		grep -qxF "$want" stdout.txt || flunk "no line '$want'"
+	done
+	grep -q '^# TYPE sandeval_tripwires_total counter$' stdout.txt || flunk "no TYPE line"
+	"$SANDEVAL" breaker reset --db t.db --by alice --reason test >/dev/null
+	sbe metrics --db t.db
+	grep -qxF 'sandeval_breaker_tripped 0' stdout.txt && grep -qxF 'sandeval_breaker_events_total{event="reset"} 1' stdout.txt ||
+		flunk "after the reset"
+	sbe metrics --db nonexistent.db
+	((rc == 2)) || flunk "metrics of no store: exit $rc"
+}
+
 @test "breaker: --help, and usage errors" {
 	sbe breaker --help
 	((rc == 0)) && [[ $out == *"sandeval breaker reset --by NAME --reason TEXT"* ]] || flunk "--help: exit $rc"
