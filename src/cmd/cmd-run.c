@@ -13,6 +13,7 @@
 
 #include "base/util.h"
 #include "cmd.h"
+#include "eval/alert.h"
 #include "eval/run.h"
 #include "report/report-status.h"
 #include "report/report.h"
@@ -27,6 +28,7 @@ static const char run_usage[] =
 	"                    [--image NAME[@sha256:HEX]] [--mini]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
+	"                    [--alert-command CMD] [--alert-factor X] [--alert-min-rate R]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
@@ -64,6 +66,12 @@ static const char run_usage[] =
 	"                    writes outside) in this run that trip the store's circuit\n"
 	"                    breaker (default 5; 0: never): the run stops, exit 2, and no\n"
 	"                    run starts on the store until 'sandeval breaker reset'\n"
+	"  --alert-command CMD  when the run's rate of network attempts, metadata probes,\n"
+	"                    denied calls, full-CPU samples or fork bombs jumps against the\n"
+	"                    suite's earlier runs (an alert: recorded, one stderr line),\n"
+	"                    run CMD (sh -c) with the alert as JSON on its stdin\n"
+	"  --alert-factor X  an alert needs more than X times the baseline rate (default 3)\n"
+	"  --alert-min-rate R  and at least R events per 1,000 samples (default 5)\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
 	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
@@ -74,7 +82,8 @@ static const char run_usage[] =
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_BREAKER };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_BREAKER, OPT_ALERT_COMMAND,
+       OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -102,6 +111,9 @@ static const struct option options[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "breaker-threshold", required_argument, NULL, OPT_BREAKER },
+	{ "alert-command", required_argument, NULL, OPT_ALERT_COMMAND },
+	{ "alert-factor", required_argument, NULL, OPT_ALERT_FACTOR },
+	{ "alert-min-rate", required_argument, NULL, OPT_ALERT_MIN_RATE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -115,9 +127,29 @@ struct cmd_run {
 	bool mini;			/* --mini: o.tasks_path is then mini_path */
 	char *mini_path;
 	bool started;			/* the run is recorded: it can be resumed */
+	struct alert_options alerts;
 };
 
 #define fail(...) cmd_fail("run", __VA_ARGS__)
+
+/* Anomaly alerts of the finished run: one stderr line each; the command's
+ * failure, and the check's own, are warnings (the run is scored). */
+static void check_alerts(struct cmd_run *c, struct store *st, const char *run_id)
+{
+	struct sd_error err = { 0 }, cmd_err = { 0 };
+	struct run_alert *v;
+	size_t n;
+
+	if (alerts_check(st, run_id, &c->alerts, &v, &n, &cmd_err, &err) < 0) {
+		fprintf(stderr, "sandeval: run: warning: alerts not checked: %s\n", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "sandeval: run: ALERT %s: %s\n", v[i].kind, v[i].message);
+	if (cmd_err.msg[0])
+		fprintf(stderr, "sandeval: run: warning: %s\n", cmd_err.msg);
+	run_alerts_free(v, n);
+}
 
 static int parse_ks(const char *s, struct cmd_run *c)
 {
@@ -178,6 +210,18 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 				return fail("--lint-severity '%s': expected style, warning or error", v);
 			o->eval.lint_threshold = (enum lint_severity)sev;
 			o->given |= RUN_GIVEN_LINT_SEVERITY;
+			break;
+		}
+		case OPT_ALERT_COMMAND: c->alerts.command = v; break;
+		case OPT_ALERT_FACTOR:
+		case OPT_ALERT_MIN_RATE: {
+			char *end;
+			double x = strtod(v, &end);
+
+			if (end == v || *end || !(x >= 0) || x > 1e9)
+				return fail("--%s '%s': expected a number >= 0", opt == OPT_ALERT_FACTOR ? "alert-factor" :
+					    "alert-min-rate", v);
+			*(opt == OPT_ALERT_FACTOR ? &c->alerts.factor : &c->alerts.min_rate) = x;
 			break;
 		}
 		case OPT_BREAKER:
@@ -348,6 +392,7 @@ int cmd_run(int argc, char **argv)
 	int ret;
 
 	run_options_init(&c.o);
+	alert_options_init(&c.alerts);
 	c.o.ks = c.ks;
 	c.o.version = SANDEVAL_VERSION;
 	c.o.event = on_event;
@@ -383,6 +428,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (run_complete(run)) {
 		ret = report_all(&c, st, run);
+		check_alerts(&c, st, run_info(run)->id);
 	} else {
 		/* a shard done with its slice while others are not: where the run stands */
 		bool complete;

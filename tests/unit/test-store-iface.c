@@ -539,6 +539,42 @@ static void test_breaker(void **state)
 	store_close(s);
 }
 
+/* Anomaly alerts (schema 5): recorded per run, read back in order, with every field. */
+static void test_alerts(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s = open_ok(need(fx));
+	struct run_alert a = { .at_ms = 5, .kind = "metadata_probes", .rate = 750.0, .baseline = 1.0 / 3.0,
+			       .message = "metadata probes jumped \xe2\x82\xac 'q'" }, *v;
+	struct sd_error err = { 0 };
+	struct run_info run, other;
+	size_t n;
+
+	new_run(s, &run, "m");
+	new_run(s, &other, "m");
+	assert_int_equal(store_alert_add(s, &a, &err), -1);	/* no run id */
+	snprintf(a.run_id, sizeof(a.run_id), "%s", run.id);
+	assert_int_equal(store_alert_add(s, &a, &err), 0);
+	snprintf(a.kind, sizeof(a.kind), "fork_bombs");
+	a.at_ms = 6;
+	assert_int_equal(store_alert_add(s, &a, &err), 0);
+	assert_int_equal(store_alerts_get(s, other.id, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	store_close(s);
+	s = open_ok(fx->url);
+	assert_int_equal(store_alerts_get(s, run.id, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].kind, "metadata_probes");
+	assert_string_equal(v[1].kind, "fork_bombs");
+	assert_string_equal(v[0].run_id, run.id);
+	assert_int_equal(v[0].at_ms, 5);
+	assert_true(v[0].rate == 750.0 && v[0].baseline == 1.0 / 3.0);
+	assert_string_equal(v[0].message, "metadata probes jumped \xe2\x82\xac 'q'");
+	run_alerts_free(v, n);
+	store_close(s);
+}
+
 int main(void)
 {
 #define BOTH(t) { #t " (sqlite)", t, setup, teardown, (void *)&be_sqlite }, \
@@ -547,6 +583,7 @@ int main(void)
 		BOTH(test_runs),
 		BOTH(test_samples),
 		BOTH(test_breaker),
+		BOTH(test_alerts),
 		BOTH(test_twins),
 		BOTH(test_shards),
 		BOTH(test_finish_race),

@@ -139,7 +139,15 @@ static const char *const schema[] = {
 	" event text NOT NULL,"
 	" run_id text,"
 	" by_name text,"
-	" reason text NOT NULL);",
+	" reason text NOT NULL);"
+	"CREATE TABLE sandeval.alerts ("
+	" id bigserial PRIMARY KEY,"
+	" run_id text NOT NULL,"
+	" at_ms bigint NOT NULL,"
+	" kind text NOT NULL,"
+	" rate double precision NOT NULL,"
+	" baseline double precision NOT NULL,"
+	" message text NOT NULL);",
 };
 
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction, under the lock. */
@@ -676,6 +684,8 @@ const struct store_ops store_pg_ops = {
 	.runs_list = pg_runs_list,
 	.breaker_add = pg_breaker_add,
 	.breaker_history = pg_breaker_history,
+	.alert_add = pg_alert_add,
+	.alerts_get = pg_alerts_get,
 	.sample_put = pg_put,
 	.sample_done = pg_done,
 	.samples_load = pg_load,

@@ -15,8 +15,9 @@
  *   shards   (version 3) one row per started shard of a sharded run
  *
  * Version 4 adds the samples' base_status and plus_status (EvalPlus tasks).
- * Version 5 adds the samples' tripwires (JSON text, tripwire.h) and the
- * circuit breaker's history (breaker: one row per trip or reset).
+ * Version 5 adds the samples' tripwires (JSON text, tripwire.h), the
+ * circuit breaker's history (breaker: one row per trip or reset) and the
+ * runs' anomaly alerts (alerts).
  *
  * Durability: WAL journal, synchronous=FULL, and each sample (its row and its
  * tests) is one transaction, so a run killed at any point keeps every sample
@@ -134,7 +135,15 @@ static const char *const schema[] = {
 	" event TEXT NOT NULL,"			/* "trip" or "reset" */
 	" run_id TEXT,"				/* trip: the run that tripped it */
 	" by TEXT,"				/* reset: who */
-	" reason TEXT NOT NULL);",
+	" reason TEXT NOT NULL);"
+	"CREATE TABLE alerts ("			/* anomaly alerts of runs (eval/alert.h) */
+	" id INTEGER PRIMARY KEY,"
+	" run_id TEXT NOT NULL,"
+	" at_ms INTEGER NOT NULL,"
+	" kind TEXT NOT NULL,"			/* "metadata_probes", "network_attempts", ... */
+	" rate REAL NOT NULL,"			/* per 1,000 samples, this run */
+	" baseline REAL NOT NULL,"		/* the same, the earlier runs of the suite */
+	" message TEXT NOT NULL);",
 };
 
 static const char *const stmt_sql[ST_MAX] = {
@@ -667,6 +676,8 @@ const struct store_ops store_sqlite_ops = {
 	.runs_list = sq_runs_list,
 	.breaker_add = sq_breaker_add,
 	.breaker_history = sq_breaker_history,
+	.alert_add = sq_alert_add,
+	.alerts_get = sq_alerts_get,
 	.sample_put = sq_sample_put,
 	.sample_done = sq_sample_done,
 	.samples_load = sq_samples_load,

@@ -345,3 +345,56 @@ void breaker_events_free(struct breaker_event *v, size_t n)
 	}
 	free(v);
 }
+
+/* --- anomaly alerts --- */
+
+int store_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err)
+{
+	if (check_id(s, a->run_id, err) < 0)
+		return -1;
+	if (!a->kind[0] || !a->message)
+		return sd_error_set(err, EINVAL, "an alert needs its kind and message");
+	return s->ops->alert_add(s, a, err);
+}
+
+int store_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err)
+{
+	*v = NULL;
+	*n = 0;
+	if (check_id(s, run_id, err) < 0)
+		return -1;
+	return s->ops->alerts_get(s, run_id, v, n, err);
+}
+
+int store_alert_push(struct run_alert **v, size_t *n, size_t *cap, const char *run_id, int64_t at_ms,
+		     const char *kind, double rate, double baseline, const char *message)
+{
+	struct run_alert *a;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		struct run_alert *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = ncap;
+	}
+	a = &(*v)[*n];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->run_id, sizeof(a->run_id), "%s", run_id ? run_id : "");
+	snprintf(a->kind, sizeof(a->kind), "%s", kind ? kind : "");
+	a->at_ms = at_ms;
+	a->rate = rate;
+	a->baseline = baseline;
+	a->message = strdup(message ? message : "");
+	(*n)++;
+	return a->message ? 0 : -1;
+}
+
+void run_alerts_free(struct run_alert *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].message);
+	free(v);
+}

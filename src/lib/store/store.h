@@ -97,6 +97,21 @@ int store_breaker_add(struct store *s, const struct breaker_event *e, struct sd_
 int store_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
 void breaker_events_free(struct breaker_event *v, size_t n);
 
+/* An anomaly alert of a run (eval/alert.h): a rate of tripwire events per
+ * 1,000 samples far above the same rate in the suite's earlier runs. */
+struct run_alert {
+	char run_id[STORE_RUN_ID_MAX + 1];
+	int64_t at_ms;
+	char kind[32];			/* "metadata_probes", "network_attempts", "denied_syscalls", ... */
+	double rate, baseline;		/* per 1,000 samples: this run, the earlier runs */
+	char *message;
+};
+
+int store_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err);
+/* The alerts of RUN_ID in the order recorded (*v malloc'd; run_alerts_free). */
+int store_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err);
+void run_alerts_free(struct run_alert *v, size_t n);
+
 /* One shard of a sharded run (docs/scale.md). */
 struct shard_info {
 	int shard;			/* I of N */
