@@ -543,7 +543,9 @@ warm_task() {
 
 # bats test_tags=native
 @test "tripwires of each sample reach --out and the store; counting changes no verdict" {
-	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" --out out.jsonl --no-lint
+	# --breaker-threshold 0: its 9 escape attempts would trip the breaker (breaker.bats)
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" --out out.jsonl --no-lint \
+		--breaker-threshold 0
 	((rc == 0)) || flunk "exit $rc"
 	local got
 	got=$(jq -c '{(.sample_id): (.tripwires | {network_attempts, metadata_probes, destinations, denied_syscalls, writes_denied})}' out.jsonl | jq -sc add)
