@@ -142,6 +142,27 @@ trip() {
 	((rc == 2)) || flunk "metrics of no store: exit $rc"
 }
 
+# bats test_tags=native
+@test "a shard stops when another process trips the store's breaker while it runs" {
+	local i
+	for ((i = 0; i < 30; i++)); do
+		echo '{"task_id": "attack/0", "sample_id": "slow-'$i'", "completion": "    import time\n    time.sleep(0.1)\n    return a + b\n"}'
+	done >slow.jsonl
+	"$SANDEVAL" run --db t.db --run-id shared --shard 0/1 --tasks "$TASKS" --samples slow.jsonl --no-lint --jobs 1 \
+		--quiet >stdout.txt 2>stderr.txt &
+	local pid=$!
+	for ((i = 0; i < 600; i++)); do
+		[[ $(sqlite3 t.db "SELECT count(*) FROM samples" 2>/dev/null) -ge 2 ]] && break
+		sleep 0.05
+	done
+	sqlite3 t.db "INSERT INTO breaker (at_ms, event, run_id, reason) VALUES (1, 'trip', 'r-0123456789abcdef', 'elsewhere')"
+	wait "$pid" && rc=0 || rc=$?
+	((rc == 2)) || flunk "exit $rc, want 2"
+	[[ $(<stderr.txt) == *"stopped by the circuit breaker: the store's circuit breaker was tripped by another process meanwhile"* ]] ||
+		flunk "the message"
+	(($(sqlite3 t.db "SELECT count(*) FROM samples") < 30)) || flunk "every sample was evaluated"
+}
+
 @test "breaker: --help, and usage errors" {
 	sbe breaker --help
 	((rc == 0)) && [[ $out == *"sandeval breaker reset --by NAME --reason TEXT"* ]] || flunk "--help: exit $rc"

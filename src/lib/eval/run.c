@@ -493,10 +493,20 @@ static int skip_tripped(void *arg, size_t i, struct sd_error *err)
 static int skip_recorded(void *arg, size_t i, struct sd_error *err)
 {
 	struct run *r = arg;
+	bool tripped;
 	int d;
 
 	if (r->tripped)
 		return 1;
+	/* another shard (or any run on the store) may have tripped the breaker */
+	if (breaker_state(r->st, &tripped, NULL, err) < 0)
+		return -1;
+	if (tripped) {
+		r->tripped = true;
+		snprintf(r->trip_reason, sizeof(r->trip_reason), "the store's circuit breaker was tripped by another "
+			 "process meanwhile ('sandeval breaker status' says why)");
+		return 1;
+	}
 	d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
 
 	if (d == 1) {
