@@ -193,7 +193,8 @@ open("/dev/null", "w").write("n"); print("done")'
 @test "a fork bomb under the pids limit is a pids limit hit" {
 	probe --pids 16 --wall-time 2 -- forkbomb
 	expect_status_in wall_limit cpu_limit ok nonzero_exit signaled
-	assert_eq "$(tw .limit_hits)" '["pids"]' "limit_hits"
+	# the CPU budget may run out too, on an idle machine first
+	[[ $(tw '.limit_hits | index("pids") != null') == true ]] || flunk "limit_hits $(tw .limit_hits): no pids"
 }
 
 # bats test_tags=root,native
