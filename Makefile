@@ -102,7 +102,7 @@ $(B)/libsandeval.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # The seccomp filter is compiled with libseccomp at build time, not per run.
-GEN_OBJ := $(B)/src/lib/sandbox/sysfilter-build.o $(B)/src/lib/base/util.o $(B)/src/lib/base/error.o
+GEN_OBJ := $(B)/src/lib/sandbox/sysfilter-build.o $(B)/src/lib/sandbox/sysfilter-watch.o $(B)/src/lib/base/util.o $(B)/src/lib/base/error.o
 $(B)/gen-sysfilter: tools/gen-sysfilter.c $(GEN_OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIBS)
 $(B)/gen/sysfilter-bpf.h: $(B)/gen-sysfilter

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "eval/breaker.h"
 #include "store/export.h"
 #include "report/gate-report.h"
 #include "score/gate.h"
@@ -112,6 +113,9 @@ static int load_side(struct gate_cmd *g, struct side *s, struct sd_error *err)
 					      store_url_display(g->db, name, sizeof(name)));
 		if (!g->store)
 			return sd_error_wrap(err, "%s", s->role);
+		/* a store whose candidates tried to escape is judged by no one until reset */
+		if (breaker_check(g->store, err) < 0)
+			return -1;
 	}
 	if (store_run_get(g->store, s->arg, &s->info, err) < 0 ||
 	    store_samples_load(g->store, s->arg, &s->results, &s->n, err) < 0)

@@ -13,6 +13,7 @@
 
 #include "base/util.h"
 #include "cmd.h"
+#include "eval/alert.h"
 #include "eval/run.h"
 #include "report/report-status.h"
 #include "report/report.h"
@@ -26,7 +27,8 @@ static const char run_usage[] =
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
 	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
-	"                    [--run-id NAME [--shard I/N|auto/N]]\n"
+	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
+	"                    [--alert-command CMD] [--alert-factor X] [--alert-min-rate R]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
 	"Score every sample by running its task's tests against it, each sample in a\n"
@@ -68,16 +70,28 @@ static const char run_usage[] =
 	"  --sanitize        clean each sample first: markdown fences and chatter off, only\n"
 	"                    the code the entry point needs (docs/sanitize.md); --out keeps\n"
 	"                    'completion' as given and adds 'sanitized' (what was scored, or null)\n"
+	"  --breaker-threshold N  escape attempts (denied system calls, metadata probes,\n"
+	"                    writes outside) in this run that trip the store's circuit\n"
+	"                    breaker (default 5; 0: never): the run stops, exit 2, and no\n"
+	"                    run starts on the store until 'sandeval breaker reset'\n"
+	"  --alert-command CMD  when the run's rate of network attempts, metadata probes,\n"
+	"                    denied calls, full-CPU samples or fork bombs jumps against the\n"
+	"                    suite's earlier runs (an alert: recorded, one stderr line),\n"
+	"                    run CMD (sh -c) with the alert as JSON on its stdin\n"
+	"  --alert-factor X  an alert needs more than X times the baseline rate (default 3)\n"
+	"  --alert-min-rate R  and at least R events per 1,000 samples (default 5)\n"
 	"\n"
 	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
 	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
-	"out wrong, or every sample a harness error: nothing scored). --status: 0 when\n"
+	"out wrong, or every sample a harness error: nothing scored), and when the circuit\n"
+	"breaker tripped or is tripped. --status: 0 when\n"
 	"the run is complete, 1 when not, 2 on error.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
-       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL };
+       OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL,
+       OPT_BREAKER, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -106,6 +120,10 @@ static const struct option options[] = {
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "breaker-threshold", required_argument, NULL, OPT_BREAKER },
+	{ "alert-command", required_argument, NULL, OPT_ALERT_COMMAND },
+	{ "alert-factor", required_argument, NULL, OPT_ALERT_FACTOR },
+	{ "alert-min-rate", required_argument, NULL, OPT_ALERT_MIN_RATE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -119,9 +137,29 @@ struct cmd_run {
 	bool mini;			/* --mini: o.tasks_path is then mini_path */
 	char *mini_path;
 	bool started;			/* the run is recorded: it can be resumed */
+	struct alert_options alerts;
 };
 
 #define fail(...) cmd_fail("run", __VA_ARGS__)
+
+/* Anomaly alerts of the finished run: one stderr line each; the command's
+ * failure, and the check's own, are warnings (the run is scored). */
+static void check_alerts(struct cmd_run *c, struct store *st, const char *run_id)
+{
+	struct sd_error err = { 0 }, cmd_err = { 0 };
+	struct run_alert *v;
+	size_t n;
+
+	if (alerts_check(st, run_id, &c->alerts, &v, &n, &cmd_err, &err) < 0) {
+		fprintf(stderr, "sandeval: run: warning: alerts not checked: %s\n", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "sandeval: run: ALERT %s: %s\n", v[i].kind, v[i].message);
+	if (cmd_err.msg[0])
+		fprintf(stderr, "sandeval: run: warning: %s\n", cmd_err.msg);
+	run_alerts_free(v, n);
+}
 
 static int parse_ks(const char *s, struct cmd_run *c)
 {
@@ -186,6 +224,23 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 			o->given |= RUN_GIVEN_LINT_SEVERITY;
 			break;
 		}
+		case OPT_ALERT_COMMAND: c->alerts.command = v; break;
+		case OPT_ALERT_FACTOR:
+		case OPT_ALERT_MIN_RATE: {
+			char *end;
+			double x = strtod(v, &end);
+
+			if (end == v || *end || !(x >= 0) || x > 1e9)
+				return fail("--%s '%s': expected a number >= 0", opt == OPT_ALERT_FACTOR ? "alert-factor" :
+					    "alert-min-rate", v);
+			*(opt == OPT_ALERT_FACTOR ? &c->alerts.factor : &c->alerts.min_rate) = x;
+			break;
+		}
+		case OPT_BREAKER:
+			if (parse_long(v, 0, 1000000000L, &n, &err) < 0)
+				return fail("--breaker-threshold: %s", err.msg);
+			o->breaker_threshold = (uint64_t)n;
+			break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);
@@ -350,6 +405,7 @@ int cmd_run(int argc, char **argv)
 	int ret;
 
 	run_options_init(&c.o);
+	alert_options_init(&c.alerts);
 	c.o.ks = c.ks;
 	c.o.version = SANDEVAL_VERSION;
 	c.o.event = on_event;
@@ -385,6 +441,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (run_complete(run)) {
 		ret = report_all(&c, st, run);
+		check_alerts(&c, st, run_info(run)->id);
 	} else {
 		/* a shard done with its slice while others are not: where the run stands */
 		bool complete;

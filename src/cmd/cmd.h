@@ -19,6 +19,8 @@ int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
+int cmd_breaker(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 
 /* Print "sandeval: MESSAGE" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,6 +25,8 @@ static const struct {
 	{ "report", cmd_report, "compare a run with the previous one; the HTML dashboard" },
 	{ "agent", cmd_agent, "a code model in a generate -> evaluate -> retry loop, scored beside single-shot" },
 	{ "approve", cmd_approve, "accept or reject a candidate an agent run holds for a person's approval" },
+	{ "breaker", cmd_breaker, "the store's circuit breaker: its state and history; reset it (who, why)" },
+	{ "metrics", cmd_metrics, "the store's records as Prometheus text: samples, tripwires, limits, the breaker" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 

@@ -158,6 +158,10 @@ he_samples() {
 	failed=$(jq -r 'select(.passed | not) | "\(.task_id): \(.result)"' out.jsonl)
 	[[ -z $failed ]] || flunk "canonical solutions that failed: $failed"
 	[[ $(jq -s length out.jsonl) == 164 ]] || flunk "not 164 results"
+	# tripwires: an honest solution tries nothing (docs/sandbox.md#tripwires)
+	local noisy
+	noisy=$(jq -r 'select(.tripwires != {"network_attempts":0,"destinations":[],"metadata_probes":0,"denied_syscalls":{},"writes_denied":0,"limit_hits":[],"lingering_processes":0}) | "\(.task_id): \(.tripwires)"' out.jsonl)
+	[[ -z $noisy ]] || flunk "canonical solutions with tripwires: $noisy"
 }
 
 # bats test_tags=heavy,native
@@ -587,4 +591,36 @@ warm_task() {
 	((rc == 0)) || flunk "exit $rc"
 	[[ $(jq -r .passed out.jsonl) == true ]] || flunk "not a cold start: $(jq -c .tests out.jsonl)"
 	[[ $(grep -c "no warm start (zygote: cannot load the driver: OSError" stderr.txt) == 1 ]] || flunk "warning: $err"
+}
+
+# bats test_tags=native
+@test "tripwires of each sample reach --out and the store; counting changes no verdict" {
+	# --breaker-threshold 0: its 9 escape attempts would trip the breaker (breaker.bats)
+	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" --out out.jsonl --no-lint \
+		--breaker-threshold 0
+	((rc == 0)) || flunk "exit $rc"
+	local got
+	got=$(jq -c '{(.sample_id): (.tripwires | {network_attempts, metadata_probes, destinations, denied_syscalls, writes_denied})}' out.jsonl | jq -sc add)
+	if ! is_root; then
+		# An ordinary user's supervisor cannot read the memory of a warm
+		# start's (undumpable) driver: addresses and paths are not counted
+		# (null); calls by number still are (docs/sandbox.md#tripwires).
+		[[ $(jq -c '.mount.denied_syscalls' <<<"$got") == '{"mount":3}' &&
+			$(jq -c '."metadata-probe".network_attempts' <<<"$got") =~ ^(3|null)$ &&
+			$(jq -c '."write-outside".writes_denied' <<<"$got") =~ ^(3|null)$ ]] ||
+			flunk "tripwires per sample (uid $(id -u)): $got"
+		got=$(jq -c '{(.sample_id): .passed}' out.jsonl | jq -sc add)
+		[[ $got == '{"honest":true,"metadata-probe":true,"write-outside":true,"mount":false}' ]] || flunk "verdicts: $got"
+		return 0
+	fi
+	[[ $got == '{"honest":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{},"writes_denied":0},"metadata-probe":{"network_attempts":3,"metadata_probes":3,"destinations":["169.254.169.254:80"],"denied_syscalls":{},"writes_denied":0},"write-outside":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{},"writes_denied":3},"mount":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{"mount":3},"writes_denied":0}}' ]] ||
+		flunk "tripwires per sample: $got"
+	# the verdicts are those of a sandbox that counts nothing: the probes fail quietly, mount is killed
+	got=$(jq -c '{(.sample_id): .passed}' out.jsonl | jq -sc add)
+	[[ $got == '{"honest":true,"metadata-probe":true,"write-outside":true,"mount":false}' ]] || flunk "verdicts: $got"
+	[[ $(jq -r 'select(.sample_id == "mount") | .result' out.jsonl) == "failed: killed by signal 31 (SIGSYS)" ]] ||
+		flunk "mount's result: $(jq -r 'select(.sample_id == "mount") | .result' out.jsonl)"
+	# recorded with the sample (schema 5), and read back the same
+	[[ $(sqlite3 t.db "SELECT tripwires FROM samples WHERE sample_id = 'metadata-probe'") == *'"metadata_probes":3'* ]] ||
+		flunk "store: $(sqlite3 t.db "SELECT sample_id, tripwires FROM samples")"
 }

@@ -626,6 +626,21 @@ EOF
 	stop_server
 }
 
+@test "/v1/evaluate on a store whose circuit breaker is tripped: 503 breaker_tripped, until a reset" {
+	make_inline
+	start_server --max-concurrency 2
+	post /v1/evaluate @inline.json
+	[[ $code == 200 ]] || flunk "HTTP $code: $json"
+	# a trip as `sandeval run` records it (breaker.bats trips one for real)
+	sqlite3 serve.db "INSERT INTO breaker (at_ms, event, run_id, reason) VALUES (1, 'trip', 'r-0123456789abcdef', 'mount x6')"
+	post /v1/evaluate @inline.json
+	expect_error 503 breaker_tripped "circuit breaker of '$BATS_TEST_TMPDIR/serve.db' is tripped: since 1970-01-01 00:00:00 UTC, by run r-0123456789abcdef: mount x6"
+	"$SANDEVAL" breaker reset --db serve.db --by tester --reason "a test" >/dev/null || flunk "reset failed"
+	post /v1/evaluate @inline.json
+	[[ $code == 200 ]] || flunk "after the reset: HTTP $code: $json"
+	stop_server
+}
+
 @test "/v1/evaluate with --db a postgresql:// URL: the run is recorded there, GET /v1/runs/{id} and sandeval export read it" {
 	[[ -n ${SANDEVAL_PG_URL-} ]] || skip "postgres: no PostgreSQL server (SANDEVAL_PG_URL; tests/run.sh starts one)"
 	local db=sd_serve_$$_$RANDOM pg id

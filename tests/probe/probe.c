@@ -22,7 +22,9 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -39,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -521,6 +524,73 @@ static int mode_syscall(char **argv)
 	return 2;
 }
 
+/* The same, with a SIGSYS handler installed first: a fatal call still ends the process. */
+static void on_sigsys(int sig UNUSED) { static const char m[] = "caught=SIGSYS\n"; write(1, m, sizeof m - 1); }
+
+static int mode_caught_syscall(char **argv)
+{
+	signal(SIGSYS, on_sigsys);
+	return mode_syscall(argv);
+}
+
+/* The call in a child; the parent reports how the child ended (and itself exits 0). */
+static int mode_child_syscall(char **argv)
+{
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail(errno);
+	if (pid == 0)
+		_exit(mode_syscall(argv));
+	if (waitpid(pid, &st, 0) < 0)
+		return fail(errno);
+	if (WIFSIGNALED(st))
+		printf("child_signal=%d\n", WTERMSIG(st));
+	else
+		printf("child_exit=%d\n", WEXITSTATUS(st));
+	return 0;
+}
+
+/* A seccomp filter of our own with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER). */
+static int mode_seccomp_listener(char **argv UNUSED)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? fail(errno) : (printf("listener=%ld\n", fd), 0);
+}
+
+/* socket(FAMILY): netlink, packet, vsock, alg. */
+static int mode_socket(char **argv)
+{
+	static const struct { const char *name; int family, type; } fams[] = {
+		{ "netlink", AF_NETLINK, SOCK_RAW }, { "packet", AF_PACKET, SOCK_RAW },
+		{ "vsock", AF_VSOCK, SOCK_STREAM }, { "alg", AF_ALG, SOCK_SEQPACKET },
+	};
+	for (size_t i = 0; i < COUNT(fams); i++) {
+		if (strcmp(argv[0], fams[i].name))
+			continue;
+		int fd = socket(fams[i].family, fams[i].type | SOCK_CLOEXEC, 0);
+		return fd < 0 ? fail(errno) : (printf("socket=ok\n"), 0);
+	}
+	fprintf(stderr, "probe: unknown family '%s'\n", argv[0]);
+	return 2;
+}
+
+/* One UDP datagram to a numeric IPv4 address, without connect. */
+static int mode_udp_send(char **argv)
+{
+	struct sockaddr_in in4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)parse_long(argv[1])) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || inet_pton(AF_INET, argv[0], &in4.sin_addr) != 1)
+		return fail(fd < 0 ? errno : EINVAL);
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&in4, sizeof in4) < 0)
+		return fail(errno);
+	printf("sent=1\n");
+	return 0;
+}
+
 /* ---- descriptors, exit, signals ---- */
 
 static int mode_open_fds(char **argv)
@@ -607,6 +677,11 @@ static const struct mode {
 	{ "connect-unix-abstract", 1, mode_connect_unix_abstract, "NAME: connect to @NAME" },
 	{ "syscall", 1, mode_syscall, "NAME: mount ptrace bpf unshare setns keyctl userfaultfd "
 		"perf_event_open io_uring_setup kexec_load init_module chroot" },
+	{ "caught-syscall", 1, mode_caught_syscall, "NAME: the same with a SIGSYS handler installed" },
+	{ "child-syscall", 1, mode_child_syscall, "NAME: the same in a child: child_signal=N" },
+	{ "seccomp-listener", 0, mode_seccomp_listener, "install a seccomp filter with a listener" },
+	{ "socket", 1, mode_socket, "FAMILY: socket() of netlink, packet, vsock, alg" },
+	{ "udp-send", 2, mode_udp_send, "HOST PORT: one UDP datagram by sendto, no connect" },
 	{ "open-fds", 0, mode_open_fds, "[N]: open /dev/null until failure (or N): opened=K" },
 	{ "exit", 1, mode_exit, "CODE: exit with CODE" },
 	{ "signal", 1, mode_signal, "SIG: raise SIG (TERM, SIGSEGV, 9...)" },

@@ -96,6 +96,13 @@ static inline void assert_same_result(const struct sample_result *a, const struc
 	assert_same_double(a->composite, b->composite, "composite");
 	assert_same_str(a->base_status, b->base_status, "base_status");
 	assert_same_str(a->plus_status, b->plus_status, "plus_status");
+	{
+		char *ta = tripwires_to_text(&a->tripwires), *tb = tripwires_to_text(&b->tripwires);
+
+		assert_same_str(ta, tb, "tripwires");
+		free(ta);
+		free(tb);
+	}
 	assert_int_equal(a->n_findings, b->n_findings);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct lint_finding *x = &a->findings[i], *y = &b->findings[i];

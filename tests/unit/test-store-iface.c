@@ -6,6 +6,7 @@
 
 #include "pg-fixture.h"
 #include "store-fixture.h"
+#include "eval/breaker.h"
 #include "suite/task.h"
 
 struct backend {
@@ -143,6 +144,10 @@ static void test_samples(void **state)
 	in[1].base_status = strdup("pass");	/* an EvalPlus task's (schema 4) */
 	in[1].plus_status = strdup("fail");
 	in[3].base_status = strdup("fail");	/* a list with a harness error has no plus status */
+	tripwires_network(&in[1].tripwires, "169.254.169.254:80", true);	/* schema 6 */
+	tripwires_denied(&in[1].tripwires, "mount");
+	in[1].tripwires.limit_hits = TW_LIMIT_PIDS;
+	in[3].tripwires.uncounted = TW_NETWORK | TW_LINGERING;		/* gVisor's: null, not zero */
 	for (int i = 0; i < 4; i++)
 		put_ok(s, run.id, &in[i]);
 	load_ok(s, run.id, &out, &n);
@@ -514,6 +519,98 @@ static void test_url_display(void **state)
 	assert_string_equal(store_url_display("postgresql://u:s3cret@h/d", small, sizeof(small)), "postgre");
 }
 
+/* The circuit breaker's history (schema 6): trips and resets in order,
+ * what each needs, the state eval/breaker.c reads from it, kept across opens. */
+static void test_breaker(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s = open_ok(need(fx));
+	struct breaker_event *v, e = { .at_ms = 1000, .trip = true, .reason = "7 escape-class events" };
+	struct sd_error err = { 0 };
+	struct run_info run;
+	size_t n;
+	bool tripped;
+
+	assert_int_equal(store_breaker_history(s, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	assert_int_equal(breaker_check(s, &err), 0);
+	/* a trip needs its run; a reset who and why */
+	assert_int_equal(store_breaker_add(s, &e, &err), -1);
+	assert_int_equal(err.code, EINVAL);
+	new_run(s, &run, "m");
+	snprintf(e.run_id, sizeof(e.run_id), "%s", run.id);
+	assert_int_equal(store_breaker_add(s, &e, &err), 0);
+	assert_int_equal(breaker_state(s, &tripped, NULL, &err), 0);
+	assert_true(tripped);
+	assert_int_equal(breaker_check(s, &err), -1);
+	assert_int_equal(err.code, BREAKER_ERRNO);
+	assert_contains(err.msg, "is tripped: since 1970-01-01 00:00:01 UTC, by run r-");
+	assert_contains(err.msg, ": 7 escape-class events; nothing runs on this store until");
+	assert_int_equal(breaker_reset(s, "alice", "", &err), -1);
+	assert_int_equal(err.code, EINVAL);
+	assert_int_equal(breaker_reset(s, NULL, "why", &err), -1);
+	assert_int_equal(breaker_check(s, &err), -1);	/* still tripped */
+	assert_int_equal(breaker_reset(s, "alice \xe2\x82\xac 'q'", "checked: a fixture", &err), 0);
+	assert_int_equal(breaker_check(s, &err), 0);
+	assert_int_equal(breaker_reset(s, "bob", "again", &err), -1);
+	assert_int_equal(err.code, EALREADY);
+	assert_int_equal(breaker_trip(s, run.id, "a second trip", &err), 0);
+	store_close(s);
+	s = open_ok(fx->url);
+	assert_int_equal(store_breaker_history(s, &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0].trip && !v[1].trip && v[2].trip);
+	assert_int_equal(v[0].at_ms, 1000);
+	assert_string_equal(v[0].run_id, run.id);
+	assert_null(v[0].by);
+	assert_string_equal(v[0].reason, "7 escape-class events");
+	assert_string_equal(v[1].by, "alice \xe2\x82\xac 'q'");
+	assert_string_equal(v[1].reason, "checked: a fixture");
+	assert_string_equal(v[1].run_id, "");
+	assert_true(v[1].at_ms > 1000);
+	assert_string_equal(v[2].reason, "a second trip");
+	breaker_events_free(v, n);
+	assert_int_equal(breaker_check(s, &err), -1);
+	store_close(s);
+}
+
+/* Anomaly alerts (schema 6): recorded per run, read back in order, with every field. */
+static void test_alerts(void **state)
+{
+	struct fx *fx = *state;
+	struct store *s = open_ok(need(fx));
+	struct run_alert a = { .at_ms = 5, .kind = "metadata_probes", .rate = 750.0, .baseline = 1.0 / 3.0,
+			       .message = "metadata probes jumped \xe2\x82\xac 'q'" }, *v;
+	struct sd_error err = { 0 };
+	struct run_info run, other;
+	size_t n;
+
+	new_run(s, &run, "m");
+	new_run(s, &other, "m");
+	assert_int_equal(store_alert_add(s, &a, &err), -1);	/* no run id */
+	snprintf(a.run_id, sizeof(a.run_id), "%s", run.id);
+	assert_int_equal(store_alert_add(s, &a, &err), 0);
+	snprintf(a.kind, sizeof(a.kind), "fork_bombs");
+	a.at_ms = 6;
+	assert_int_equal(store_alert_add(s, &a, &err), 0);
+	assert_int_equal(store_alerts_get(s, other.id, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	store_close(s);
+	s = open_ok(fx->url);
+	assert_int_equal(store_alerts_get(s, run.id, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].kind, "metadata_probes");
+	assert_string_equal(v[1].kind, "fork_bombs");
+	assert_string_equal(v[0].run_id, run.id);
+	assert_int_equal(v[0].at_ms, 5);
+	assert_true(v[0].rate == 750.0 && v[0].baseline == 1.0 / 3.0);
+	assert_string_equal(v[0].message, "metadata probes jumped \xe2\x82\xac 'q'");
+	run_alerts_free(v, n);
+	store_close(s);
+}
+
 int main(void)
 {
 #define BOTH(t) { #t " (sqlite)", t, setup, teardown, (void *)&be_sqlite }, \
@@ -521,6 +618,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_runs),
 		BOTH(test_samples),
+		BOTH(test_breaker),
+		BOTH(test_alerts),
 		BOTH(test_twins),
 		BOTH(test_shards),
 		BOTH(test_finish_race),

@@ -51,7 +51,7 @@ static void test_schema(void **state)
 	struct fx *fx = *state;
 
 	store_close(open_ok(need(fx)));
-	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 5);
+	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 6);
 	assert_int_equal(pg_int_of(fx->url, "SELECT count(*) FROM sandeval.meta WHERE key = 'application'"
 				   " AND value = 'sandeval'"), 1);
 	assert_int_equal(pg_int_of(fx->url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'sandeval' AND"
@@ -60,7 +60,7 @@ static void test_schema(void **state)
 	assert_int_equal(pg_int_of(fx->url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), 0);
 	/* reopening migrates nothing and works */
 	store_close(open_ok(fx->url));
-	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 5);
+	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 6);
 }
 
 static void test_refusals(void **state)
@@ -122,7 +122,7 @@ static void test_migrate_v1(void **state)
 	       " formula_version) VALUES ('r-old', 'x/0', 'x', 'c', 0.5, 0, 0, '1');"
 	       "INSERT INTO sandeval.tests VALUES ('r-old', 'x/0', 0, 't', 'canonical', 1.0, 'public', 'passed', NULL, 0)");
 	s = open_ok(fx->url);
-	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 5);
+	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 6);
 	load_ok(s, "r-old", &out, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(out[0].lint, LINT_NONE);
@@ -130,6 +130,7 @@ static void test_migrate_v1(void **state)
 	assert_null(out[0].completion);
 	assert_null(out[0].base_status);	/* version 4's columns: NULL for samples of before */
 	assert_null(out[0].plus_status);
+	assert_int_equal(tripwires_total(&out[0].tripwires), 0);	/* version 6's: none recorded before */
 	assert_int_equal(out[0].n_tests, 1);
 	assert_true(out[0].score == 0.5);
 	free_results(out, n);
@@ -338,7 +339,7 @@ static void test_concurrent_open(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 	assert_int_equal(pg_int_of(fx->url, "SELECT count(*) FROM sandeval.runs"), 8);
-	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 5);
+	assert_int_equal(pg_int_of(fx->url, "SELECT value::int FROM sandeval.meta WHERE key = 'schema_version'"), 6);
 }
 
 int main(void)

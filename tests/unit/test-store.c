@@ -59,7 +59,7 @@ static void test_open_schema(void **state)
 	sqlite3_stmt *st;
 
 	store_close(s);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 5);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 6);
 	assert_int_equal(sql_int(fx->db, "PRAGMA application_id"), 0x53444556);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				 " AND name IN ('runs', 'samples', 'tests', 'findings', 'shards')"), 5);
@@ -411,7 +411,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(h);
 
 	s = open_ok(fx->db);
-	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 5);
+	assert_int_equal(sql_int(fx->db, "PRAGMA user_version"), 6);
 	load_ok(s, "r-old", &out, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(out[0].lint, LINT_NONE);
@@ -420,6 +420,7 @@ static void test_migrate_v1(void **state)
 	assert_null(out[0].completion);
 	assert_null(out[0].base_status);	/* version 4's columns: NULL for samples of before */
 	assert_null(out[0].plus_status);
+	assert_int_equal(tripwires_total(&out[0].tripwires), 0);	/* version 6's: none recorded before */
 	assert_int_equal(out[0].n_findings, 0);
 	assert_int_equal(out[0].n_tests, 1);
 	assert_true(out[0].score == 0.5);

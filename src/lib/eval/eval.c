@@ -289,6 +289,7 @@ int eval_tests(struct evaluator *ev, const struct task *task, const struct sampl
 		out->latency_ms = sr.wall_ms;
 		out->cpu_ms = sr.cpu_ms;
 		out->peak_memory_bytes = sr.peak_memory_bytes;
+		out->tripwires = sr.tripwires;
 		verdict_read(task, &sr, key, out);
 		sandbox_result_release(&sr);
 	}

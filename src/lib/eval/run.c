@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "eval/breaker.h"
 #include "eval/canary.h"
 #include "eval/pool.h"
 #include "sandbox/image.h"
@@ -45,6 +46,10 @@ struct run {
 	char samples_hash[65];		/* a sharded run's samples (shard.h) */
 	size_t done, todo, passed;
 	size_t by_others;		/* samples another process recorded first */
+	bool by_others_last;		/* the last answer was one of them (done) */
+	struct tripwires tw;		/* the recorded samples' tripwires together */
+	bool tripped;			/* the circuit breaker tripped: send nothing more */
+	char trip_reason[512];
 };
 
 static const char *const holdout_names[] = { "include", "exclude", "only" };
@@ -72,6 +77,7 @@ void run_options_init(struct run_options *o)
 	memset(o, 0, sizeof(*o));
 	o->tests = true;
 	o->jobs = ncpu > 0 ? (size_t)ncpu : 1;
+	o->breaker_threshold = BREAKER_DEFAULT_THRESHOLD;
 	evaluator_options_init(&o->eval);
 }
 
@@ -444,6 +450,27 @@ static int work(void *arg, size_t i, char **line, struct sd_error *err)
 	return *line ? 0 : sd_error_set(err, ENOMEM, "out of memory");
 }
 
+/* Add a recorded sample's tripwires to the run's; trip the breaker at the threshold. */
+static int count_escapes(struct run *r, const struct sample_result *res, struct sd_error *err)
+{
+	uint64_t n, denied;
+
+	tripwires_merge(&r->tw, &res->tripwires);
+	n = tripwires_escapes(&r->tw);
+	if (r->tripped || !r->o.breaker_threshold || n < r->o.breaker_threshold)
+		return 0;
+	denied = n - r->tw.metadata_probes - r->tw.writes_denied;
+	snprintf(r->trip_reason, sizeof(r->trip_reason), "%llu escape-class events (denied system calls %llu, "
+		 "metadata probes %u, writes outside %u) in %zu samples reached --breaker-threshold %llu "
+		 "(last: sample '%s')", (unsigned long long)n, (unsigned long long)denied, r->tw.metadata_probes,
+		 r->tw.writes_denied, r->done + 1, (unsigned long long)r->o.breaker_threshold, res->sample_id);
+	r->tripped = true;
+	if (breaker_trip(r->st, r->info.id, r->trip_reason, err) < 0)
+		return -1;
+	warn(r, "circuit breaker tripped: %s; no further sample is evaluated", r->trip_reason);
+	return 0;
+}
+
 static int done(void *arg, size_t i, const char *line, size_t len, struct sd_error *err)
 {
 	struct run *r = arg;
@@ -459,13 +486,17 @@ static int done(void *arg, size_t i, const char *line, size_t len, struct sd_err
 	}
 	json_decref(o);
 	ret = store_sample_put_shard(r->st, r->info.id, r->o.shard.count ? r->o.shard.index : -1, &res, &e);
+	r->by_others_last = false;
 	if (ret < 0 && e.code == EEXIST) {	/* another process recorded it first: that is its record */
 		r->by_others++;
+		r->by_others_last = true;
 		res.passed = false;
 		ret = 0;
 	} else if (ret < 0 && err) {
 		*err = e;
 	}
+	if (ret == 0 && !r->by_others_last)
+		ret = count_escapes(r, &res, err);
 	if (ret == 0) {
 		r->passed += res.passed;
 		r->done++;
@@ -476,11 +507,35 @@ static int done(void *arg, size_t i, const char *line, size_t len, struct sd_err
 	return ret < 0 ? sd_error_wrap(err, "cannot record a result") : 0;
 }
 
+/* Once the breaker tripped, nothing more is sent. */
+static int skip_tripped(void *arg, size_t i, struct sd_error *err)
+{
+	struct run *r = arg;
+
+	(void)i;
+	(void)err;
+	return r->tripped ? 1 : 0;
+}
+
 /* A shard: leave out a sample another process recorded meanwhile. */
 static int skip_recorded(void *arg, size_t i, struct sd_error *err)
 {
 	struct run *r = arg;
-	int d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
+	bool tripped;
+	int d;
+
+	if (r->tripped)
+		return 1;
+	/* another shard (or any run on the store) may have tripped the breaker */
+	if (breaker_state(r->st, &tripped, NULL, err) < 0)
+		return -1;
+	if (tripped) {
+		r->tripped = true;
+		snprintf(r->trip_reason, sizeof(r->trip_reason), "the store's circuit breaker was tripped by another "
+			 "process meanwhile ('sandeval breaker status' says why)");
+		return 1;
+	}
+	d = store_sample_done(r->st, r->info.id, r->samples.samples[i].sample_id, err);
 
 	if (d == 1) {
 		r->by_others++;
@@ -502,7 +557,8 @@ static void worker_exit(void *arg)
 /* Evaluate every sample not yet recorded, --jobs at a time. */
 static int evaluate(struct run *r, struct sd_error *err)
 {
-	static const struct pool_ops ops = { .work = work, .done = done, .worker_exit = worker_exit };
+	static const struct pool_ops ops = { .work = work, .done = done, .worker_exit = worker_exit,
+					     .skip = skip_tripped };
 	static const struct pool_ops shard_ops = { .work = work, .done = done, .worker_exit = worker_exit,
 						   .skip = skip_recorded };
 	const struct run_shard *sh = &r->o.shard;
@@ -530,6 +586,8 @@ static int evaluate(struct run *r, struct sd_error *err)
 		ret = pool_run(sh->count ? &shard_ops : &ops, r, queue, r->todo, r->o.jobs, err);
 	}
 	free(queue);
+	if (ret == 0 && r->tripped)
+		return sd_error_set(err, BREAKER_ERRNO, "stopped by the circuit breaker: %s", r->trip_reason);
 	if (ret == 0 && r->by_others)
 		warn(r, "%zu sample%s recorded by another process first (a second copy of this %s?): kept as it "
 		     "recorded %s", r->by_others, r->by_others == 1 ? " was" : "s were", sh->count ? "shard" : "run",
@@ -656,6 +714,8 @@ int run_load(struct run *r, struct sd_error *err)
 int run_execute(struct run *r, struct store *st, struct sd_error *err)
 {
 	r->st = st;
+	if (breaker_check(st, err) < 0)
+		return -1;
 	if (run_load(r, err) < 0)
 		return -1;
 	if (r->o.run_id && !r->o.shard.count)

@@ -18,6 +18,12 @@
  *      transaction as it arrives: a killed run loses nothing finished;
  *   6. mark the run finished.
  *
+ * The circuit breaker (breaker.h): a store whose breaker is tripped runs
+ * nothing (run_execute fails at once, BREAKER_ERRNO); when the escape-class
+ * tripwires of the samples recorded reach breaker_threshold, the breaker
+ * trips, no further sample is sent, those in flight are recorded, and
+ * run_execute fails with BREAKER_ERRNO saying why.
+ *
  * A shard of a named run (run_options.run_id, .shard; shard.h) joins or
  * creates the run's record before step 2, runs its own canaries, and
  * evaluates its slice of the samples in step 5; the run is finished (6)
@@ -36,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "eval/evaluator.h"
@@ -98,6 +105,7 @@ struct run_options {
 	size_t jobs;			/* samples at once (default: the number of CPUs) */
 	long long seed;			/* of property inputs; random unless seed_given */
 	bool seed_given;
+	uint64_t breaker_threshold;	/* escape-class events that stop the run (breaker.h); 0: never */
 	const int *ks;			/* pass@k values asked for: recorded in the config */
 	size_t n_ks;
 	struct evaluator_options eval;

@@ -209,6 +209,10 @@ void report_compare(FILE *f, const struct trend *t, bool utf8)
 	struct cmp c = { .f = f, .utf8 = utf8, .base = base != NULL };
 
 	put_run(f, "report", sel);
+	/* anomaly alerts first: they are why someone should look (eval/alert.h) */
+	for (size_t i = 0; i < t->n_alerts; i++)
+		fprintf(f, "%-10s %s: %.1f per 1,000 samples against %.1f before: %s\n", i ? "" : "ALERTS",
+			t->alerts[i].kind, t->alerts[i].rate, t->alerts[i].baseline, t->alerts[i].message);
 	if (base) {
 		put_run(f, "against", base);
 		if (strcmp(str_or(base->info.suite_hash), str_or(sel->info.suite_hash)) != 0)

@@ -720,6 +720,23 @@ static int put_lexical(FILE *f, const struct trend *t, struct sd_error *err)
 
 /* --- the page --- */
 
+/* The selected run's anomaly alerts, above everything else (none: no section). */
+static void put_alerts(FILE *f, const struct trend *t)
+{
+	if (!t->n_alerts)
+		return;
+	fputs("<section id=\"alerts\"><h2>Alerts</h2>\n<table data-table=\"alerts\"><tr><th>kind</th>"
+	      "<th>per 1,000 samples</th><th>before</th><th>what</th></tr>\n", f);
+	for (size_t i = 0; i < t->n_alerts; i++) {
+		fputs("<tr><td>", f);
+		html_text(f, t->alerts[i].kind, 40);
+		fprintf(f, "</td><td>%.1f</td><td>%.1f</td><td>", t->alerts[i].rate, t->alerts[i].baseline);
+		html_text(f, t->alerts[i].message, 600);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></section>\n", f);
+}
+
 int report_html_write(FILE *f, const struct trend *t, struct sd_error *err)
 {
 	const struct trend_run *sel;
@@ -733,6 +750,7 @@ int report_html_write(FILE *f, const struct trend *t, struct sd_error *err)
 	html_text(f, sel->info.id, 40);
 	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n", css);
 	put_header(f, t);
+	put_alerts(f, t);
 	put_glance(f, t);
 	if (put_trends(f, t, err) < 0 || put_distribution(f, t, err) < 0 || put_lint(f, t, err) < 0 ||
 	    put_tasks(f, t, err) < 0 || put_lexical(f, t, err) < 0)

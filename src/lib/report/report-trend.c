@@ -208,6 +208,8 @@ int trend_load(struct store *st, const char *db_path, const char *run_id, const 
 			goto out;
 		t.has_base = true;
 	}
+	if (store_alerts_get(st, t.runs[t.n_runs - 1].info.id, &t.alerts, &t.n_alerts, err) < 0)
+		goto out;
 	*out = t;
 	memset(&t, 0, sizeof(t));
 	ret = 0;
@@ -227,5 +229,6 @@ void trend_release(struct trend *t)
 	if (t->has_base)
 		trend_run_release(&t->base);
 	results_free(t->samples, t->n_samples);
+	run_alerts_free(t->alerts, t->n_alerts);
 	memset(t, 0, sizeof(*t));
 }

@@ -37,6 +37,8 @@ struct trend {
 	bool has_base;
 	struct sample_result *samples;	/* every sample of the selected run */
 	size_t n_samples;
+	struct run_alert *alerts;	/* the selected run's anomaly alerts (eval/alert.h) */
+	size_t n_alerts;
 };
 
 #define TREND_LAST_DEFAULT 20

@@ -535,6 +535,10 @@ static json_t *jresult(const struct sample_result *r, const struct sample *s, bo
 		json_decref(o);
 		return NULL;
 	}
+	if (o && json_object_set_new(o, "tripwires", tripwires_to_json(&r->tripwires)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	/* EvalPlus's two verdicts, under its own names (HumanEval+, MBPP+ only) */
 	if (o && ((r->base_status && json_object_set_new(o, "base_status", json_string(r->base_status)) < 0) ||
 		  (r->plus_status && json_object_set_new(o, "plus_status", json_string(r->plus_status)) < 0))) {

@@ -241,6 +241,26 @@ int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st)
 	return cg->ops->stats(cg, st);
 }
 
+int cgroup_count_procs(struct cgroup *cg)
+{
+	cleanup_free char *p = cg->list[0] ? xasprintf("%s/cgroup.procs", cg->list[0]) : NULL;
+	cleanup_free char *text = NULL;
+	int n = 0;
+
+	if (!p || read_file(p, 1 << 20, &text, NULL, NULL) < 0)
+		return -1;
+	for (const char *s = text; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+int cgroup_pids_refused(struct cgroup *cg, uint64_t *n)
+{
+	if (!cg->has[CG_PIDS])
+		return -1;
+	return cgroup_read_key(cg->dir[CG_PIDS], "pids.events", "max", n);
+}
+
 int cgroup_kill(struct cgroup *cg, struct sd_error *err)
 {
 	return cg->ops->kill(cg, err);

@@ -51,6 +51,11 @@ int cgroup_enter(struct cgroup *cg, pid_t pid, struct sd_error *err);
  * threadgroup lock (an RCU grace period, ~10 ms). Returns how many. */
 int cgroup_open_procs(struct cgroup *cg, int *fds, int max, struct sd_error *err);
 int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st);
+/* Processes in the cgroup now (cgroup.procs), or -1 when it cannot be read. */
+int cgroup_count_procs(struct cgroup *cg);
+/* How many forks and clones the pids limit refused (pids.events "max");
+ * -1 without a pids controller. */
+int cgroup_pids_refused(struct cgroup *cg, uint64_t *n);
 /* Kill every process in the cgroup (cgroup.kill on v2; freeze, kill, thaw on v1). */
 int cgroup_kill(struct cgroup *cg, struct sd_error *err);
 /* Kill and remove the directories, retrying while they drain. */

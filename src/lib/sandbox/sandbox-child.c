@@ -457,6 +457,30 @@ static char **build_env(void)
 	return env;
 }
 
+/* Hand the seccomp listener to the supervisor and keep no copy: whoever
+ * holds it answers the watched calls, and could let them through. */
+static void send_listener(int fd)
+{
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
+	char one = 1;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	if (fd < 0)
+		die("cannot load the seccomp filter with a listener");
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(args->notify_sock, &mh, MSG_NOSIGNAL) != 1)
+		die("cannot hand the seccomp listener to the supervisor");
+	close(fd);
+	close(args->notify_sock);
+	args->notify_sock = -1;
+}
+
 /* Constrain the program's process, then execute it (or, warm, return). */
 static void run_program(void)
 {
@@ -479,12 +503,22 @@ static void run_program(void)
 	for (int i = 0; i < 3; i++)
 		if (dup2(args->stdio[i], i) < 0)
 			die("dup2");
+	/* out of the way of 3 and 4 first; close_range drops the copy */
+	if (args->notify_sock >= 0 && (args->notify_sock = fcntl(args->notify_sock, F_DUPFD_CLOEXEC, 5)) < 0)
+		die("fcntl");
 	if (args->msg_fd != 3 && dup3(args->msg_fd, 3, O_CLOEXEC) < 0)
 		die("dup3");
 	args->msg_fd = 3;
 	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
 		die("fcntl");
-	close_range(4, ~0U, 0);
+	if (args->notify_sock >= 0) {
+		if (dup3(args->notify_sock, 4, O_CLOEXEC) < 0)
+			die("dup3");
+		args->notify_sock = 4;
+		if (fcntl(4, F_SETFD, FD_CLOEXEC) < 0)
+			die("fcntl");
+	}
+	close_range(args->notify_sock >= 0 ? 5 : 4, ~0U, 0);
 	if (chdir("/work") < 0)
 		die("chdir /work");
 	set_rlimit(RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
@@ -506,8 +540,16 @@ static void run_program(void)
 	if (abi < 0)
 		die_err(&err);
 	nsys = sysfilter_allowed(args->filter);
-	if (sysfilter_install(args->filter, &err) < 0)
+	if (args->notify_sock >= 0) {
+		/* Not executed, a warm program stays undumpable (from init), and
+		 * the supervisor could not read the addresses and paths of the
+		 * calls it is shown: dumpable, as after a cold execve. */
+		if (args->warm && prctl(PR_SET_DUMPABLE, 1) < 0)
+			die("cannot make the program dumpable");
+		send_listener(sysfilter_install_listener(args->filter, &err));
+	} else if (sysfilter_install(args->filter, &err) < 0) {
 		die_err(&err);
+	}
 	msg(CTL_EVENT, "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
 	    "seccomp allowlist of %d calls, Landlock %s, rlimits", nsys,
 	    abi ? "writes only in /work and /tmp" : "unavailable (kernel)");
@@ -533,14 +575,22 @@ static _Noreturn void init_loop(pid_t program)
 	for (int i = 0; i < 3; i++)
 		close(args->stdio[i]);
 	close(args->msg_fd);
+	if (args->notify_sock >= 0)
+		close(args->notify_sock);
 	for (;;) {
 		int st;
 		pid_t pid = waitpid(-1, &st, __WALL);
 
 		if (pid == program) {
 			int report[2] = { st, file_size_reached(args->cfg->file_size) };
+			char c;
 
 			write_all(status_fd, report, sizeof(report));
+			/* The supervisor counts what still runs (lingering processes),
+			 * then kills us; our exit would kill them first. It closing
+			 * the sync pipe (it died) ends the wait too. */
+			while (read(args->sync_fd, &c, 1) < 0 && errno == EINTR)
+				;
 			_exit(0);
 		}
 		if (pid < 0 && errno != EINTR)

@@ -18,6 +18,8 @@ struct child_args {
 	int msg_fd;		/* write: control lines (sandbox-ctl.h) */
 	int status_fd;		/* write: the program's wait status and whether it reached --file-size (int[2]) */
 	int stdio[3];		/* the program's stdin, stdout, stderr */
+	int notify_sock;	/* where the program sends the seccomp listener (tripwires), or -1:
+				 * FILTER is the plain one */
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
 	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */

@@ -68,6 +68,7 @@
 #include "sandbox/runrec.h"
 #include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-supervise.h"
+#include "sandbox/sandbox-tripwire.h"
 
 #define SETUP_TIMEOUT_MS 30000
 #define TEARDOWN_TIMEOUT_MS 5000
@@ -512,6 +513,13 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		}
 		gv->helper = -1;
 		supervise_finish(&sv, &ru);
+		/* The Sentry serves every call; nothing is shown to a listener
+		 * here: only the limits, and a fatal call that ended the program
+		 * (unnamed), are counted (docs/sandbox.md#tripwires). */
+		ctx->res->tripwires.uncounted |= TW_NETWORK | TW_WRITES | TW_LINGERING;
+		if (ctx->res->status == SB_SECCOMP_VIOLATION)
+			tripwires_denied(&ctx->res->tripwires, "unknown");
+		tripwire_finish(ctx, NULL);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {
 			cleanup_free char *mark = xasprintf("%.*s/" KVM_VERIFIED,
 				(int)(strrchr(ctx->lock_path, '/') - ctx->lock_path), ctx->lock_path);

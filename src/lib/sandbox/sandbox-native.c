@@ -16,7 +16,14 @@
  * setup events and errors; close-on-exec, so EOF means the program was
  * executed); status (init -> supervisor, the program's wait status: the program
  * never holds it, so it cannot forge it); stdin, stdout, stderr (the only
- * descriptors the program has).
+ * descriptors the program has); notify (a socket pair: the program's process
+ * sends the seccomp listener of its filter once, before it executes, and
+ * keeps no copy; the supervisor answers it, sandbox-tripwire.c).
+ *
+ * Tripwires. The supervisor counts what the program tried through that
+ * listener; when the program ends, init reports its status and waits, so the
+ * supervisor can count the processes still alive in the cgroup before it
+ * kills init (whose end then kills them all).
  *
  * Who kills whom. The supervisor owns the clock: it kills at the wall-clock
  * deadline, when the cgroup's CPU time passes the limit, and when an output
@@ -39,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,6 +57,7 @@
 #include "sandbox/sandbox-child.h"
 #include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-supervise.h"
+#include "sandbox/sandbox-tripwire.h"
 #include "sandbox/zygote.h"
 
 /* Host uids for sandboxes started by root: a range no account uses, one
@@ -61,6 +70,7 @@
 struct native {
 	pid_t init;
 	int sync_w, msg_r, status_r, in_w, out_r, err_r;
+	int notify_r;		/* where the listener arrives */
 	int in_src;		/* --stdin file, streamed into in_w */
 	bool cg_memory, cg_pids, cg_cpu;
 };
@@ -76,7 +86,7 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!nt)
 		return sd_error_errno(err, ENOMEM, "provision");
 	*nt = (struct native){ .init = -1, .sync_w = -1, .msg_r = -1, .status_r = -1,
-			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1 };
+			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1, .notify_r = -1 };
 	ctx->backend_data = nt;
 	ctx->as_root = geteuid() == 0;
 	if (ctx->as_root) {
@@ -182,15 +192,25 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 }
 
 /* The status pipe carries two ints from init: the program's wait status,
- * and whether a file in /work or /tmp reached --file-size. */
+ * and whether a file in /work or /tmp reached --file-size. Init then
+ * waits: count what still runs, then end init (and so them). */
 static int native_read_status(struct supervise *sv, int *wstatus)
 {
+	struct sandbox_ctx *ctx = sv->ctx;
+	struct native *nt = ctx->backend_data;
 	int report[2];
 	ssize_t n = read(sv->status_fd, report, sizeof(report));
 
 	if (n == (ssize_t)sizeof(report)) {
+		int left = tripwire_lingering(ctx);
+
 		*wstatus = report[0];
 		sv->file_size_reached = report[1] != 0;
+		if (left < 0)
+			ctx->res->tripwires.uncounted |= TW_LINGERING;
+		else
+			ctx->res->tripwires.lingering_processes = (uint32_t)left;
+		kill(nt->init, SIGKILL);
 		return 1;
 	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -198,15 +218,37 @@ static int native_read_status(struct supervise *sv, int *wstatus)
 	return -1;
 }
 
+static void native_watch(struct supervise *sv, short revents)
+{
+	struct tripwire_watch *w = sv->data;
+
+	if (revents & POLLIN)
+		tripwire_watch_handle(w);
+	else
+		sv->watch_fd = -1;	/* no process left under the filter */
+}
+
 /* Supervise the program to its end: sandbox-supervise.c's loop, fed by init's status pipe. */
 static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	struct native *nt = ctx->backend_data;
+	struct tripwire_watch w;
 	struct supervise sv;
 	struct rusage ru;
 	int ws, ret;
 
+	/* the listener came before the program was executed (wait_for_exec) */
+	if (tripwire_watch_init(&w, tripwire_recv_listener(nt->notify_r), &ctx->res->tripwires, err) < 0) {
+		tripwire_watch_release(&w);
+		return -1;
+	}
+	close_fd(&nt->notify_r);
+	if (!ctx->cg)
+		ctx->res->tripwires.uncounted |= TW_LINGERING;	/* nothing to count them in */
 	supervise_init(&sv, ctx);
+	sv.data = &w;
+	sv.watch_fd = w.fd;
+	sv.watch = native_watch;
 	sv.out_fd = steal_fd(&nt->out_r);
 	sv.err_fd = steal_fd(&nt->err_r);
 	sv.in_w = steal_fd(&nt->in_w);
@@ -224,8 +266,10 @@ static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 			;
 		nt->init = -1;
 		supervise_finish(&sv, &ru);
+		tripwire_finish(ctx, &w);
 	}
 	supervise_release(&sv);
+	tripwire_watch_release(&w);
 	return ret;
 }
 
@@ -264,7 +308,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	const struct sandbox_config *cfg = ctx->cfg;
 	struct native *nt = ctx->backend_data;
 	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
-	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, nt_p[2] = { -1, -1 };
 	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
 	int cg_fds[CG_NCTL], n_cg = 0, ret = -1;
 	struct child_args a;
@@ -295,7 +339,8 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
 		goto out;
 	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(msg_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
-	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0) {
+	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, nt_p) < 0) {
 		sd_error_errno(err, errno, "pipe");
 		goto out;
 	}
@@ -303,9 +348,9 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.cfg = cfg, .as_root = ctx->as_root,
 		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
 		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
-		.stdio = { in_p[0], out_p[1], err_p[1] }, .file_fds = file_fds, .image_fd = -1,
-		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, -1 },
-		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt(),
+		.stdio = { in_p[0], out_p[1], err_p[1] }, .notify_sock = nt_p[1], .file_fds = file_fds, .image_fd = -1,
+		.parent_fds = { sync_p[1], msg_p[0], st_p[0], in_p[1], out_p[0], err_p[0], nt->in_src, nt_p[0] },
+		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt_notify(),
 	};
 	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
 	pid = -1;
@@ -338,6 +383,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	close_fd(&in_p[0]);
 	close_fd(&out_p[1]);
 	close_fd(&err_p[1]);
+	close_fd(&nt_p[1]);
 	if (set_id_maps(ctx, pid, err) < 0 || write_all(sync_p[1], &one, 1) < 0) {
 		sd_error_wrap(err, "cannot set up the sandbox");
 		goto out;
@@ -348,6 +394,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	nt->in_w = steal_fd(&in_p[1]);
 	nt->out_r = steal_fd(&out_p[0]);
 	nt->err_r = steal_fd(&err_p[0]);
+	nt->notify_r = steal_fd(&nt_p[0]);
 	if (nt->in_src < 0)
 		close_fd(&nt->in_w);	/* empty stdin: EOF at once */
 	else
@@ -367,6 +414,7 @@ out:
 		close_fd(&in_p[i]);
 		close_fd(&out_p[i]);
 		close_fd(&err_p[i]);
+		close_fd(&nt_p[i]);
 	}
 	return ret;
 }
@@ -391,6 +439,7 @@ static void native_destroy(struct sandbox_ctx *ctx)
 		close_fd(&nt->out_r);
 		close_fd(&nt->err_r);
 		close_fd(&nt->in_src);
+		close_fd(&nt->notify_r);
 	}
 	if (ctx->cg) {
 		if (cgroup_destroy(ctx->cg, &e) < 0)

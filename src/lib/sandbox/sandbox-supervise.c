@@ -36,7 +36,7 @@ void supervise_init(struct supervise *sv, struct sandbox_ctx *ctx)
 {
 	memset(sv, 0, sizeof(*sv));
 	sv->ctx = ctx;
-	sv->out_fd = sv->err_fd = sv->in_w = sv->in_src = sv->status_fd = -1;
+	sv->out_fd = sv->err_fd = sv->in_w = sv->in_src = sv->status_fd = sv->watch_fd = -1;
 	sv->out.fd = sv->err.fd = -1;
 	sv->t_end = -1;
 }
@@ -160,7 +160,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 		return sd_error_errno(err, ENOMEM, "output buffers");
 	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
 	while (sv->status_fd >= 0 || out->fd >= 0 || errc->fd >= 0) {
-		struct pollfd pfd[4];
+		struct pollfd pfd[5];
 		int nfds = 0, timeout;
 		int64_t now = now_ms();
 
@@ -208,6 +208,8 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->status_fd, .events = POLLIN };
 		if (sv->in_w >= 0)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->in_w, .events = POLLOUT };
+		if (sv->watch_fd >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = sv->watch_fd, .events = POLLIN };
 		if (poll(pfd, (nfds_t)nfds, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -237,6 +239,8 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 					if (sv->t_end < 0)
 						sv->t_end = now_ms();
 				}
+			} else if (pfd[i].fd == sv->watch_fd) {
+				sv->watch(sv, pfd[i].revents);
 			} else if (pfd[i].fd == sv->in_w) {
 				if (pfd[i].revents & (POLLERR | POLLHUP)) {
 					close_fd(&sv->in_w);

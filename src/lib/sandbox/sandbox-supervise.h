@@ -29,6 +29,11 @@ struct supervise {
 	/* Kill everything in the sandbox (at a limit); may be called twice. */
 	void (*kill)(struct sandbox_ctx *ctx);
 	void *data;		/* the backend's, for read_status */
+	/* Optional: a descriptor polled with the others (the seccomp listener,
+	 * -1: none) and what to do when it is ready; watch may set watch_fd to
+	 * -1 to stop. The backend owns the descriptor. */
+	int watch_fd;
+	void (*watch)(struct supervise *sv, short revents);
 
 	/* Filled by supervise_loop. */
 	uint64_t cpu0_ns;	/* cgroup CPU time when the program started */

@@ -407,6 +407,7 @@ char *sandbox_result_json(const struct sandbox_result *res)
 							"phase", ev->phase,
 							"detail", text_value(ev->detail, strlen(ev->detail))));
 	}
+	json_object_set_new(o, "tripwires", tripwires_to_json(&res->tripwires));
 	json_object_set_new(o, "events", events);
 	if (res->status == SB_SANDBOX_ERROR)
 		json_object_set_new(o, "error", text_value(res->error, strlen(res->error)));

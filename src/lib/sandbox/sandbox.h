@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/tripwire.h"
 
 enum sandbox_status {
 	SB_OK,
@@ -94,6 +95,7 @@ struct sandbox_result {
 	const char *platform;		/* gvisor: the runsc platform that ran, else NULL */
 	char image_name[128];		/* "host", a directory, or the image's name */
 	char image_digest[72];		/* "sha256:<64 hex>", or "" when not known */
+	struct tripwires tripwires;	/* what the program tried, counted by the supervisor */
 };
 
 void sandbox_config_init(struct sandbox_config *cfg);

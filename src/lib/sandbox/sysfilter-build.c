@@ -3,10 +3,14 @@
 #include "sandbox/sysfilter-internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -61,32 +65,32 @@ static const char *const allowed[] = {
 	"mq_timedreceive", "mq_notify", "mq_getsetattr",
 };
 
-/* Only an escape or an attack on the host needs these: the process dies. */
-static const char *const fatal[] = {
-	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-	"fsconfig", "fsmount", "fspick", "mount_setattr", "unshare", "setns",
-	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
-	"bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
-	"open_by_handle_at", "name_to_handle_at", "iopl", "ioperm", "syslog",
-	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	"sethostname", "setdomainname", "vhangup", "lookup_dcookie", "personality",
-	"fanotify_init", "nfsservctl", "uselib", "_sysctl", "create_module",
-	"get_kernel_syms", "query_module",
-};
-
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
 		  CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* CLONE_NEWTIME */)
 
-static int add_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
-		     uint32_t action, int *count)
+/* Whether NAME is one of the calls the notifying filter leaves to the supervisor. */
+static bool watched(const char *name)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; sysfilter_path_calls[i].name; i++)
+		if (strcmp(name, sysfilter_path_calls[i].name) == 0)
+			return true;
+	return strcmp(name, "connect") == 0 || strcmp(name, "sendto") == 0 || strcmp(name, "seccomp") == 0 ||
+	       strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 || strcmp(name, "creat") == 0;
+}
+
+static int add_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
+		     uint32_t action, bool notify, int *count)
+{
+	for (size_t i = 0; i < n && names[i]; i++) {
 		int nr = seccomp_syscall_resolve_name(names[i]);
 
 		if (nr == __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
+		if (notify && watched(names[i])) {
+			if (count)
+				(*count)++;	/* allowed, after a look */
+			continue;
+		}
 		if (seccomp_rule_add(ctx, action, nr, 0) < 0)
 			return -1;
 		if (count)
@@ -95,7 +99,30 @@ static int add_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
 	return 0;
 }
 
-static int add_rules(scmp_filter_ctx ctx, int *count)
+/* The notifying variant's conditional rules: what stays allowed without the
+ * supervisor's look (opening without writing, sending on a connected socket),
+ * and the flag that would let the program take the listener's place. */
+static int add_notify_rules(scmp_filter_ctx ctx)
+{
+	const scmp_datum_t write_flags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+	int r = 0;
+
+	if (seccomp_syscall_resolve_name("open") != __NR_SCMP_ERROR)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_EQ, 0));
+	/* A filter of the program's own with a listener could answer "continue"
+	 * to calls this filter watches: seccomp() asking for one goes to the
+	 * supervisor, which refuses it (EPERM) and counts it. */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(seccomp), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0));
+	return r;
+}
+
+static int add_rules(scmp_filter_ctx ctx, bool notify, int *count)
 {
 	int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 
@@ -103,14 +130,17 @@ static int add_rules(scmp_filter_ctx ctx, int *count)
 	if (r == 0)
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r == 0)
-		r = add_names(ctx, allowed, sizeof(allowed) / sizeof(allowed[0]), SCMP_ACT_ALLOW, count);
-	if (r == 0)
-		r = add_names(ctx, fatal, sizeof(fatal) / sizeof(fatal[0]), SCMP_ACT_KILL_PROCESS, NULL);
+		r = add_names(ctx, allowed, sizeof(allowed) / sizeof(allowed[0]), SCMP_ACT_ALLOW, notify, count);
+	/* Notifying: the fatal calls reach the supervisor, which ends the caller with SIGSYS. */
+	if (r == 0 && !notify)
+		r = add_names(ctx, sysfilter_fatal_names, SIZE_MAX, SCMP_ACT_KILL_PROCESS, false, NULL);
+	if (r == 0 && notify)
+		r = add_notify_rules(ctx);
 	/* clone: threads and processes, never new namespaces. */
 	if (r == 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
 				     SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0));
-	for (unsigned long bit = 1; r == 0 && bit; bit <<= 1)
+	for (unsigned long bit = 1; r == 0 && !notify && bit; bit <<= 1)
 		if (bit & NS_FLAGS)
 			r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
 					     SCMP_A0(SCMP_CMP_MASKED_EQ, bit, bit));
@@ -135,9 +165,11 @@ static int add_rules(scmp_filter_ctx ctx, int *count)
 	return r;
 }
 
-struct sysfilter *sysfilter_build(struct sd_error *err)
+struct sysfilter *sysfilter_build(bool notify, struct sd_error *err)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	/* Notifying, every refused call reaches the supervisor, which answers
+	 * EPERM as the plain filter's default does (sandbox-tripwire.c). */
+	scmp_filter_ctx ctx = seccomp_init(notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
 	struct sysfilter *f = calloc(1, sizeof(*f));
 	cleanup_close int fd = memfd_create("sandeval-seccomp", MFD_CLOEXEC);
 	off_t size;
@@ -147,7 +179,7 @@ struct sysfilter *sysfilter_build(struct sd_error *err)
 		sd_error_errno(err, fd < 0 ? errno : ENOMEM, "cannot build the seccomp filter");
 		goto fail;
 	}
-	r = add_rules(ctx, &f->allowed);
+	r = add_rules(ctx, notify, &f->allowed);
 	if (r == 0)
 		r = seccomp_export_bpf(ctx, fd);
 	if (r < 0) {

@@ -7,8 +7,9 @@
  * Wire. A SOCK_SEQPACKET pair, used only by the process that started the
  * zygote. Request: one record, struct wire then NUL-terminated strings (the
  * files' destinations and sources, argv, env), with the descriptors in one
- * SCM_RIGHTS message: sync, msg, status, stdin, stdout, stderr, the cgroup
- * files, the injected files. Reply: one record, an int32, init's pid or
+ * SCM_RIGHTS message: sync, msg, status, stdin, stdout, stderr, the socket
+ * that carries the seccomp listener back (tripwires), the cgroup files, the
+ * injected files. Reply: one record, an int32, init's pid or
  * -errno. The zygote's first record is "ready", or an error text.
  */
 #define _GNU_SOURCE
@@ -32,10 +33,10 @@
 #include "sandbox/sandbox-child.h"
 #include "base/util.h"
 
-#define WIRE_MAGIC 0x5a594731u	/* "ZYG1" */
+#define WIRE_MAGIC 0x5a594732u	/* "ZYG2" */
 #define MAX_FILES 64
 #define MAX_STRINGS 256
-#define BASE_FDS 6		/* sync, msg, status, stdin, stdout, stderr */
+#define BASE_FDS 7		/* sync, msg, status, stdin, stdout, stderr, notify */
 #define MAX_FDS (BASE_FDS + CG_NCTL + MAX_FILES)
 #define MAX_RECORD (1 << 16)
 #define START_TIMEOUT_MS 10000
@@ -186,6 +187,8 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 		return sd_error_set(err, EPERM, "zygote: used by a process that did not start it");
 	if (cfg->n_files > MAX_FILES || a->n_cgroup_fds > CG_NCTL || a->image_fd >= 0)
 		return sd_error_set(err, EINVAL, "zygote: more than %d files, or an image", MAX_FILES);
+	if (a->notify_sock < 0)
+		return sd_error_set(err, EINVAL, "zygote: no socket for the seccomp listener");
 	while (cfg->argv[n_argv])
 		n_argv++;
 	*(struct wire *)buf = (struct wire){
@@ -214,6 +217,7 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 	fds[n_fds++] = a->status_fd;
 	for (int i = 0; i < 3; i++)
 		fds[n_fds++] = a->stdio[i];
+	fds[n_fds++] = a->notify_sock;
 	for (int i = 0; i < a->n_cgroup_fds; i++)
 		fds[n_fds++] = a->cgroup_fds[i];
 	for (size_t i = 0; i < cfg->n_files; i++)
@@ -317,9 +321,9 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 		.cfg = &z_cfg, .as_root = w.as_root, .rlimit_memory = w.rlimit_memory,
 		.rlimit_pids = w.rlimit_pids, .rlimit_cpu_only = w.rlimit_cpu_only,
 		.sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
-		.stdio = { fds[3], fds[4], fds[5] }, .file_fds = z_file_fds, .image_fd = -1,
+		.stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[6], .file_fds = z_file_fds, .image_fd = -1,
 		.parent_fds = { -1, -1, -1, -1, -1, -1, -1, -1 },
-		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt(), .warm = true,
+		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt_notify(), .warm = true,
 	};
 	memcpy(a->cgroup_fds, fds + BASE_FDS, sizeof(int) * w.n_cg);
 	return 0;

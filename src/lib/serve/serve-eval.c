@@ -16,6 +16,7 @@
 
 #include "base/jsonl.h"
 #include "base/util.h"
+#include "eval/breaker.h"
 #include "eval/canary.h"
 #include "eval/evaluator.h"
 #include "eval/run.h"
@@ -322,7 +323,7 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 		goto fail;
 	}
 	if (run_execute(run, st, &err) < 0) {
-		status = 500;
+		status = err.code == BREAKER_ERRNO ? 503 : 500;
 		if (events.started)
 			sd_error_wrap(&err, "run %s", run_info(run)->id);
 		goto fail;
@@ -331,7 +332,8 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 			      json_pack("{s:O}", "warnings", events.warnings), out);
 	goto out;
 fail:
-	*out = error_json(status == 400 ? "bad_request" : status == 503 ? "store" : "evaluation_failed", "%s", err.msg);
+	*out = error_json(status == 400 ? "bad_request" : err.code == BREAKER_ERRNO ? "breaker_tripped" :
+			  status == 503 ? "store" : "evaluation_failed", "%s", err.msg);
 out:
 	json_decref(events.warnings);
 	run_free(run);

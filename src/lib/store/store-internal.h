@@ -32,6 +32,10 @@ struct store_ops {
 			      struct sd_error *err);
 	int (*agent_steps_load)(struct store *s, const char *agent_id, struct agent_step **v, size_t *n,
 				struct sd_error *err);
+	int (*breaker_add)(struct store *s, const struct breaker_event *e, struct sd_error *err);
+	int (*breaker_history)(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
+	int (*alert_add)(struct store *s, const struct run_alert *a, struct sd_error *err);
+	int (*alerts_get)(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err);
 };
 
 /* The head of every implementation's handle. */
@@ -44,13 +48,21 @@ extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
 /* The schema version both implementations keep (docs/scoring.md, "Records"). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* The names the records give tiers and visibilities, and back (-1: unknown). */
 const char *store_tier_name(enum test_tier t);
 const char *store_vis_name(enum test_visibility v);
 int store_tier_parse(const char *s);
 int store_vis_parse(const char *s);
+
+/* Add one event read back to *V (of *N, capacity *CAP); -1 on ENOMEM. */
+int store_breaker_push(struct breaker_event **v, size_t *n, size_t *cap, int64_t at_ms, const char *event,
+		       const char *run_id, const char *by, const char *reason);
+
+/* Add one alert read back to *V (of *N, capacity *CAP); -1 on ENOMEM. */
+int store_alert_push(struct run_alert **v, size_t *n, size_t *cap, const char *run_id, int64_t at_ms,
+		     const char *kind, double rate, double baseline, const char *message);
 
 /* Release what load functions built when they fail half-way. */
 void store_results_free(struct sample_result *v, size_t n);

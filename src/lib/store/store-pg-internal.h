@@ -92,6 +92,11 @@ const char *pg_real_text(double v, char *buf, size_t n);
 int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struct sample_result *r,
 		  struct sd_error *err);
 int pg_sample_done(struct store_pg *p, const char *run_id, const char *sample_id, struct sd_error *err);
+/* The circuit breaker's half (store-pg-breaker.c). */
+int pg_breaker_add(struct store *s, const struct breaker_event *e, struct sd_error *err);
+int pg_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
+int pg_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err);
+int pg_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err);
 int pg_samples_load(struct store_pg *p, const char *run_id, struct sample_result **out, size_t *n,
 		    struct sd_error *err);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/utf8.h"
+#include "base/util.h"
 
 /* A JSON string, or null; text that is not UTF-8 (never, from a worker's
  * JSON line) is made so rather than refused. */
@@ -100,11 +101,12 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 		  struct sd_error *err)
 {
 	char num[8][32], sc[3][32], rl[32], co[32], *tests = NULL, *findings = NULL, *owned[8] = { 0 };
-	const char *v[28];
+	cleanup_free char *tw = tripwires_to_text(&r->tripwires);
+	const char *v[29];
 	PGresult *res;
 	int ret = -1;
 
-	if (put_json(r, &tests, &findings) < 0)
+	if (!tw || put_json(r, &tests, &findings) < 0)
 		return sd_error_set(err, ENOMEM, "cannot record sample '%s' of run '%s' in '%s': out of memory",
 				    r->sample_id, run_id, p->base.name);
 	snprintf(num[0], sizeof(num[0]), "%d", r->passed ? 1 : 0);
@@ -143,13 +145,14 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 	v[25] = findings;
 	v[26] = r->base_status;		/* "pass", "fail" or NULL: nothing to convert */
 	v[27] = r->plus_status;
+	v[28] = tw;
 	res = pg_exec(p,
 		"WITH s AS (INSERT INTO sandeval.samples (run_id, sample_id, task_id, task_class, model, sandbox_ids,"
 		"  score, score_public, score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms,"
 		"  peak_memory_bytes, started_ms, finished_ms, formula_version, completion, rouge_l, lint, lint_detail,"
-		"  composite, shard, base_status, plus_status)"
+		"  composite, shard, base_status, plus_status, tripwires)"
 		" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,"
-		"  $21, $22, $23, $24, $27, $28)"
+		"  $21, $22, $23, $24, $27, $28, $29)"
 		" ON CONFLICT (run_id, sample_id) DO NOTHING RETURNING run_id, sample_id),"
 		" t AS (INSERT INTO sandeval.tests (run_id, sample_id, idx, name, tier, weight, visibility, status,"
 		"  detail, in_process)"
@@ -161,7 +164,7 @@ int pg_sample_put(struct store_pg *p, const char *run_id, int shard, const struc
 		"  SELECT s.run_id, s.sample_id, x.idx, x.tool, x.rule, x.category, x.severity, x.line, x.message"
 		"   FROM s, jsonb_to_recordset($26::jsonb) AS x(idx integer, tool text, rule text, category text,"
 		"   severity text, line integer, message text))"
-		" SELECT count(*) FROM s", 28, v, err, "cannot record sample '%s' of run '%s' in '%s'", r->sample_id,
+		" SELECT count(*) FROM s", 29, v, err, "cannot record sample '%s' of run '%s' in '%s'", r->sample_id,
 		run_id, p->base.name);
 	if (!res) {
 		ret = pg_failed(p);
@@ -338,7 +341,8 @@ int pg_samples_load(struct store_pg *p, const char *run_id, struct sample_result
 	res = pg_exec(p, "SELECT sample_id, task_id, task_class, model, sandbox_ids, score, score_public,"
 		      " score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms, peak_memory_bytes,"
 		      " started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite,"
-		      " base_status, plus_status FROM sandeval.samples WHERE run_id = $1 ORDER BY id", 1, params, err,
+		      " base_status, plus_status, tripwires FROM sandeval.samples WHERE run_id = $1 ORDER BY id", 1,
+		      params, err,
 		      "cannot load run '%s' from '%s'", run_id, p->base.name);
 	if (!res) {
 		ret = pg_failed(p);
@@ -374,6 +378,8 @@ int pg_samples_load(struct store_pg *p, const char *run_id, struct sample_result
 		r->composite = pg_real(res, row, 20);
 		r->base_status = pg_dup(res, row, 21, &oom);
 		r->plus_status = pg_dup(res, row, 22, &oom);
+		/* unreadable counts load as zero: a record is never refused for them */
+		tripwires_from_text(pq.PQgetisnull(res, row, 23) ? NULL : pq.PQgetvalue(res, row, 23), &r->tripwires);
 		if (!r->sample_id)
 			oom = true;
 	}

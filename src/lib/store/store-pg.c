@@ -140,6 +140,24 @@ static const char *const schema[] = {
 	" body text NOT NULL,"
 	" at_ms bigint NOT NULL);"
 	"CREATE INDEX agent_steps_agent ON sandeval.agent_steps (agent_id, seq);",
+	/* 5 -> 6: what each sample's candidate tried (NULL: recorded before
+	 * tripwires), and the circuit breaker's trips and resets */
+	"ALTER TABLE sandeval.samples ADD COLUMN tripwires text;"
+	"CREATE TABLE sandeval.breaker ("
+	" id bigserial PRIMARY KEY,"
+	" at_ms bigint NOT NULL,"
+	" event text NOT NULL,"
+	" run_id text,"
+	" by_name text,"
+	" reason text NOT NULL);"
+	"CREATE TABLE sandeval.alerts ("
+	" id bigserial PRIMARY KEY,"
+	" run_id text NOT NULL,"
+	" at_ms bigint NOT NULL,"
+	" kind text NOT NULL,"
+	" rate double precision NOT NULL,"
+	" baseline double precision NOT NULL,"
+	" message text NOT NULL);",
 };
 
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction, under the lock. */
@@ -750,6 +768,10 @@ const struct store_ops store_pg_ops = {
 	.run_finish = pg_run_finish,
 	.run_get = pg_run_get,
 	.runs_list = pg_runs_list,
+	.breaker_add = pg_breaker_add,
+	.breaker_history = pg_breaker_history,
+	.alert_add = pg_alert_add,
+	.alerts_get = pg_alerts_get,
 	.sample_put = pg_put,
 	.sample_done = pg_done,
 	.samples_load = pg_load,

@@ -57,6 +57,11 @@ void sq_rollback(struct store_sqlite *s);
 int sq_sample_put(struct store *s, const char *run_id, int shard, const struct sample_result *r,
 		  struct sd_error *err);
 int sq_sample_done(struct store *s, const char *run_id, const char *sample_id, struct sd_error *err);
+/* The circuit breaker's half (store-sqlite-breaker.c). */
+int sq_breaker_add(struct store *s, const struct breaker_event *e, struct sd_error *err);
+int sq_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
+int sq_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err);
+int sq_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err);
 int sq_samples_load(struct store *s, const char *run_id, struct sample_result **out, size_t *n,
 		    struct sd_error *err);
 

@@ -60,6 +60,7 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 {
 	struct store_sqlite *s = sq(base);
 	sqlite3_stmt *st;
+	char *tw;
 	int rc;
 
 	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -93,7 +94,14 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 		sqlite3_bind_int(st, 24, shard);
 	sq_bind_text(st, 25, r->base_status);
 	sq_bind_text(st, 26, r->plus_status);
+	if (!(tw = tripwires_to_text(&r->tripwires))) {
+		sqlite3_reset(st);
+		rc = SQLITE_NOMEM;
+		goto fail;
+	}
+	sq_bind_text(st, 27, tw);
 	rc = sq_step_done(st);
+	free(tw);
 	if (rc == SQLITE_OK)
 		rc = put_tests(s, run_id, r);
 	if (rc == SQLITE_OK)
@@ -277,6 +285,8 @@ int sq_samples_load(struct store *base, const char *run_id, struct sample_result
 		r->composite = sq_col_real(st, 20);
 		r->base_status = sq_col_dup(st, 21, &oom);
 		r->plus_status = sq_col_dup(st, 22, &oom);
+		/* unreadable counts load as zero: a record is never refused for them */
+		tripwires_from_text((const char *)sqlite3_column_text(st, 23), &r->tripwires);
 	}
 	sqlite3_reset(st);
 	if (oom)

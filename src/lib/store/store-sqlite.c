@@ -15,6 +15,9 @@
  *   shards   (version 3) one row per started shard of a sharded run
  *
  * Version 4 adds the samples' base_status and plus_status (EvalPlus tasks).
+ * Version 5 adds the steps of agent runs (agent_steps); version 6 the samples' tripwires (JSON text, tripwire.h), the
+ * circuit breaker's history (breaker: one row per trip or reset) and the
+ * runs' anomaly alerts (alerts).
  *
  * Durability: WAL journal, synchronous=FULL, and each sample (its row and its
  * tests) is one transaction, so a run killed at any point keeps every sample
@@ -133,6 +136,24 @@ static const char *const schema[] = {
 	" body TEXT NOT NULL,"			/* JSON */
 	" at_ms INTEGER NOT NULL);"
 	"CREATE INDEX agent_steps_agent ON agent_steps (agent_id, seq);",
+	/* 5 -> 6: what each sample's candidate tried (NULL: recorded before
+	 * tripwires), and the circuit breaker's trips and resets */
+	"ALTER TABLE samples ADD COLUMN tripwires TEXT;"
+	"CREATE TABLE breaker ("
+	" id INTEGER PRIMARY KEY,"		/* the order of events */
+	" at_ms INTEGER NOT NULL,"
+	" event TEXT NOT NULL,"			/* "trip" or "reset" */
+	" run_id TEXT,"				/* trip: the run that tripped it */
+	" by TEXT,"				/* reset: who */
+	" reason TEXT NOT NULL);"
+	"CREATE TABLE alerts ("			/* anomaly alerts of runs (eval/alert.h) */
+	" id INTEGER PRIMARY KEY,"
+	" run_id TEXT NOT NULL,"
+	" at_ms INTEGER NOT NULL,"
+	" kind TEXT NOT NULL,"			/* "metadata_probes", "network_attempts", ... */
+	" rate REAL NOT NULL,"			/* per 1,000 samples, this run */
+	" baseline REAL NOT NULL,"		/* the same, the earlier runs of the suite */
+	" message TEXT NOT NULL);",
 };
 
 static const char *const stmt_sql[ST_MAX] = {
@@ -146,16 +167,16 @@ static const char *const stmt_sql[ST_MAX] = {
 	[ST_SAMPLE_INSERT] = "INSERT INTO samples (run_id, sample_id, task_id, task_class, model,"
 		" sandbox_ids, score, score_public, score_holdout, passed, he_result, harness_error,"
 		" latency_ms, cpu_ms, peak_memory_bytes, started_ms, finished_ms, formula_version,"
-		" completion, rouge_l, lint, lint_detail, composite, shard, base_status, plus_status)"
+		" completion, rouge_l, lint, lint_detail, composite, shard, base_status, plus_status, tripwires)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
 	[ST_TEST_INSERT] = "INSERT INTO tests (run_id, sample_id, idx, name, tier, weight, visibility,"
 		" status, detail, in_process) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_SAMPLE_DONE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND sample_id = ?2",
 	[ST_SAMPLES_LOAD] = "SELECT sample_id, task_id, task_class, model, sandbox_ids, score,"
 		" score_public, score_holdout, passed, he_result, harness_error, latency_ms, cpu_ms,"
 		" peak_memory_bytes, started_ms, finished_ms, completion, rouge_l, lint, lint_detail, composite,"
-		" base_status, plus_status FROM samples WHERE run_id = ?1 ORDER BY id",
+		" base_status, plus_status, tripwires FROM samples WHERE run_id = ?1 ORDER BY id",
 	[ST_TESTS_LOAD] = "SELECT idx, name, tier, weight, visibility, status, detail, in_process"
 		" FROM tests WHERE run_id = ?1 AND sample_id = ?2 ORDER BY idx",
 	[ST_FINDING_INSERT] = "INSERT INTO findings (run_id, sample_id, idx, tool, rule, category, severity,"
@@ -730,6 +751,10 @@ const struct store_ops store_sqlite_ops = {
 	.run_finish = sq_run_finish,
 	.run_get = sq_run_get,
 	.runs_list = sq_runs_list,
+	.breaker_add = sq_breaker_add,
+	.breaker_history = sq_breaker_history,
+	.alert_add = sq_alert_add,
+	.alerts_get = sq_alerts_get,
 	.sample_put = sq_sample_put,
 	.sample_done = sq_sample_done,
 	.samples_load = sq_samples_load,

@@ -323,3 +323,108 @@ void agent_steps_free(struct agent_step *v, size_t n)
 	}
 	free(v);
 }
+
+/* --- the circuit breaker --- */
+
+int store_breaker_add(struct store *s, const struct breaker_event *e, struct sd_error *err)
+{
+	if (e->trip && (!e->run_id[0] || !e->reason || !*e->reason))
+		return sd_error_set(err, EINVAL, "a trip of the circuit breaker needs its run and reason");
+	if (!e->trip && (!e->by || !*e->by || !e->reason || !*e->reason))
+		return sd_error_set(err, EINVAL, "a reset of the circuit breaker needs who (--by) and why (--reason)");
+	return s->ops->breaker_add(s, e, err);
+}
+
+int store_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err)
+{
+	*v = NULL;
+	*n = 0;
+	return s->ops->breaker_history(s, v, n, err);
+}
+
+int store_breaker_push(struct breaker_event **v, size_t *n, size_t *cap, int64_t at_ms, const char *event,
+		       const char *run_id, const char *by, const char *reason)
+{
+	struct breaker_event *e;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		struct breaker_event *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = ncap;
+	}
+	e = &(*v)[*n];
+	memset(e, 0, sizeof(*e));
+	e->at_ms = at_ms;
+	e->trip = event && strcmp(event, "trip") == 0;
+	snprintf(e->run_id, sizeof(e->run_id), "%s", run_id ? run_id : "");
+	e->by = by ? strdup(by) : NULL;
+	e->reason = strdup(reason ? reason : "");
+	(*n)++;
+	return (by && !e->by) || !e->reason ? -1 : 0;
+}
+
+void breaker_events_free(struct breaker_event *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].by);
+		free(v[i].reason);
+	}
+	free(v);
+}
+
+/* --- anomaly alerts --- */
+
+int store_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err)
+{
+	if (check_id(s, a->run_id, err) < 0)
+		return -1;
+	if (!a->kind[0] || !a->message)
+		return sd_error_set(err, EINVAL, "an alert needs its kind and message");
+	return s->ops->alert_add(s, a, err);
+}
+
+int store_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err)
+{
+	*v = NULL;
+	*n = 0;
+	if (check_id(s, run_id, err) < 0)
+		return -1;
+	return s->ops->alerts_get(s, run_id, v, n, err);
+}
+
+int store_alert_push(struct run_alert **v, size_t *n, size_t *cap, const char *run_id, int64_t at_ms,
+		     const char *kind, double rate, double baseline, const char *message)
+{
+	struct run_alert *a;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		struct run_alert *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = ncap;
+	}
+	a = &(*v)[*n];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->run_id, sizeof(a->run_id), "%s", run_id ? run_id : "");
+	snprintf(a->kind, sizeof(a->kind), "%s", kind ? kind : "");
+	a->at_ms = at_ms;
+	a->rate = rate;
+	a->baseline = baseline;
+	a->message = strdup(message ? message : "");
+	(*n)++;
+	return a->message ? 0 : -1;
+}
+
+void run_alerts_free(struct run_alert *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].message);
+	free(v);
+}

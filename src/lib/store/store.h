@@ -100,6 +100,38 @@ int store_agent_steps_load(struct store *s, const char *agent_id, struct agent_s
 			   struct sd_error *err);
 void agent_steps_free(struct agent_step *v, size_t n);
 
+/* The circuit breaker's history (docs/run.md#circuit-breaker): a trip
+ * (a run's escape-class events crossed --breaker-threshold) or a reset (a
+ * person re-enabled evaluation). Tripped while the last event is a trip. */
+struct breaker_event {
+	int64_t at_ms;
+	bool trip;				/* a trip; else a reset */
+	char run_id[STORE_RUN_ID_MAX + 1];	/* a trip: the run that tripped it */
+	char *by;				/* a reset: who (NULL for a trip) */
+	char *reason;				/* why */
+};
+
+/* Append E (a trip needs its run and reason, a reset who and why). */
+int store_breaker_add(struct store *s, const struct breaker_event *e, struct sd_error *err);
+/* Every event, oldest first (*v malloc'd; breaker_events_free). */
+int store_breaker_history(struct store *s, struct breaker_event **v, size_t *n, struct sd_error *err);
+void breaker_events_free(struct breaker_event *v, size_t n);
+
+/* An anomaly alert of a run (eval/alert.h): a rate of tripwire events per
+ * 1,000 samples far above the same rate in the suite's earlier runs. */
+struct run_alert {
+	char run_id[STORE_RUN_ID_MAX + 1];
+	int64_t at_ms;
+	char kind[32];			/* "metadata_probes", "network_attempts", "denied_syscalls", ... */
+	double rate, baseline;		/* per 1,000 samples: this run, the earlier runs */
+	char *message;
+};
+
+int store_alert_add(struct store *s, const struct run_alert *a, struct sd_error *err);
+/* The alerts of RUN_ID in the order recorded (*v malloc'd; run_alerts_free). */
+int store_alerts_get(struct store *s, const char *run_id, struct run_alert **v, size_t *n, struct sd_error *err);
+void run_alerts_free(struct run_alert *v, size_t n);
+
 /* One shard of a sharded run (docs/scale.md). */
 struct shard_info {
 	int shard;			/* I of N */

@@ -61,6 +61,7 @@ json_t *sample_result_to_json(const struct sample_result *r)
 		json_object_set_new(o, "lint_detail", r->lint_detail ? json_string(r->lint_detail) : json_null());
 		json_object_set_new(o, "findings", f);
 		json_object_set_new(o, "composite", num(r->composite));
+		json_object_set_new(o, "tripwires", tripwires_to_json(&r->tripwires));
 		if (r->base_status)
 			json_object_set_new(o, "base_status", json_string(r->base_status));
 		if (r->plus_status)
@@ -99,6 +100,8 @@ int sample_result_from_json(json_t *o, struct sample_result *r)
 	r->lint_detail = get_str(o, "lint_detail");
 	r->base_status = get_str(o, "base_status");
 	r->plus_status = get_str(o, "plus_status");
+	if (tripwires_from_json(json_object_get(o, "tripwires"), &r->tripwires) < 0)
+		return -1;
 	{
 		int ls = lint_status_parse(json_string_value(json_object_get(o, "lint")));
 		json_t *fs = json_object_get(o, "findings"), *f;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/tripwire.h"
 #include "suite/task.h"
 
 enum test_status {
@@ -81,6 +82,7 @@ struct sample_result {
 	int64_t latency_ms;	/* wall time of the sample's sandboxes */
 	int64_t cpu_ms;
 	int64_t peak_memory_bytes;
+	struct tripwires tripwires;	/* what the candidate tried in its sandboxes (tripwire.h) */
 	int64_t started_ms;	/* Unix epoch milliseconds */
 	int64_t finished_ms;
 

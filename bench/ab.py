@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""bench/ab.py - two (or more) commands timed in alternation, for small differences on a busy machine
+
+    python3 bench/ab.py [--rounds N] NAME=COMMAND NAME=COMMAND ...
+
+hyperfine (bench/exec.sh) runs all of one command, then all of the next:
+on a shared machine whose load drifts (other builds, other tests) a
+difference of a fraction of a millisecond between two sandeval binaries is
+lost in that drift. Here every round runs each command once, in a rotating
+order, so that both see the same load; the report gives, per command, the
+median and 10th percentile of the wall time and the median CPU time (user +
+system of the command and its children, from wait4: far less sensitive to
+load than wall time), and, against the first command, the median of the
+per-round differences with a bootstrap 95% interval. Commands run without a
+shell (split on spaces); their output is discarded; a failure stops it.
+"""
+import os
+import random
+import shlex
+import statistics
+import sys
+import time
+
+
+def run(argv):
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(fd, i)
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"ab: '{' '.join(argv)}' failed ({status})")
+    return wall * 1000, (ru.ru_utime + ru.ru_stime) * 1000
+
+
+def ci(diffs, rng):
+    meds = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(2000))
+    return meds[50], meds[1950]
+
+
+def main():
+    args = sys.argv[1:]
+    rounds = 200
+    if args[:1] == ["--rounds"]:
+        rounds = int(args[1])
+        args = args[2:]
+    cmds = [(a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in args]
+    if len(cmds) < 2:
+        sys.exit(__doc__)
+    for _, argv in cmds:		# warm up
+        for _ in range(5):
+            run(argv)
+    wall = {n: [] for n, _ in cmds}
+    cpu = {n: [] for n, _ in cmds}
+    for r in range(rounds):
+        order = cmds[r % len(cmds):] + cmds[:r % len(cmds)]
+        for name, argv in order:
+            w, c = run(argv)
+            wall[name].append(w)
+            cpu[name].append(c)
+    rng = random.Random(1)
+    base = cmds[0][0]
+    print(f"{rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
+    print("| command | wall median ms | wall p10 ms | CPU median ms | wall diff vs %s (median, 95%% CI) | CPU diff |" % base)
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, _ in cmds:
+        w = sorted(wall[name])
+        line = f"| {name} | {statistics.median(w):.2f} | {w[len(w) // 10]:.2f} | {statistics.median(cpu[name]):.2f} |"
+        if name == base:
+            print(line + " | |")
+            continue
+        d = [a - b for a, b in zip(wall[name], wall[base])]
+        dc = [a - b for a, b in zip(cpu[name], cpu[base])]
+        lo, hi = ci(d, rng)
+        clo, chi = ci(dc, rng)
+        print(line + f" {statistics.median(d):+.2f} ({lo:+.2f} .. {hi:+.2f}) | {statistics.median(dc):+.2f} ({clo:+.2f} .. {chi:+.2f}) |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# tripwires.bats: CLI tests of the tripwires object of `sandeval exec`: each class of attempt moves its counter, a benign program moves none, and counting never changes the verdict
+#
+# Run: bats tests/cli/tripwires.bats (as root, and as an ordinary user), and
+# with SANDEVAL_BACKEND=gvisor (as root): gVisor counts only the limits and a
+# fatal call that ended the program (docs/sandbox.md#tripwires), so the tests
+# of what only the native backend's listener sees are tagged native. Hostile
+# probe modes run only inside `sandeval exec` with limits set.
+
+# shellcheck disable=SC2030,SC2031,SC2034 # bats runs each test in a subshell
+load helpers
+
+setup_file() {
+	check_prerequisites
+}
+
+setup() {
+	bad=()
+}
+
+# tw FILTER: jq FILTER on the last result's tripwires object.
+tw() { jq -c ".tripwires | $1" <<<"$json"; }
+
+# Every counter zero (gVisor: zero or not counted).
+assert_clean() {
+	local what=$1 want='{"network_attempts":0,"destinations":[],"metadata_probes":0,"denied_syscalls":{},"writes_denied":0,"limit_hits":[],"lingering_processes":0}'
+	local got
+	got=$(tw '.')
+	if is_gvisor; then
+		got=$(tw 'with_entries(select(.value != null))')
+		want='{"denied_syscalls":{},"limit_hits":[]}'
+	elif [[ $(tw .lingering_processes) == null ]]; then
+		# no cgroup (an ordinary user here): nothing to count lingering processes in
+		want=${want/\"lingering_processes\":0/\"lingering_processes\":null}
+	fi
+	[[ $got == "$want" ]] || case_fail "$what: tripwires $got, want $want"
+}
+
+# ---------------------------------------------------------------- benign
+
+@test "benign programs leave every counter at zero" {
+	sbx -- /bin/true
+	expect_status ok
+	assert_clean "/bin/true"
+	# files in /work and /tmp, a subprocess, a thread, loopback-free sockets
+	sbx -- python3 -c '
+import os, socket, subprocess, tempfile, threading
+open("/tmp/a", "w").write("x"); os.mkdir("/work/d"); os.rename("/tmp/a", "/tmp/b"); os.unlink("/tmp/b")
+with tempfile.NamedTemporaryFile("w") as f: f.write("y")
+a, b = socket.socketpair(); a.sendall(b"z"); assert b.recv(1) == b"z"
+t = threading.Thread(target=print); t.start(); t.join()
+subprocess.run(["true"], check=True)
+open("/dev/null", "w").write("n"); print("done")'
+	expect_status ok
+	assert_eq "$(out)" $'\ndone' "python's output"
+	assert_clean "python3"
+	if command -v node >/dev/null; then
+		sbx --memory 1G -- node -e 'require("fs").writeFileSync("/tmp/n", "1"); console.log(1)'
+		expect_status ok
+		assert_clean "node"
+	fi
+	report_cases
+}
+
+# ---------------------------------------------------------------- denied system calls
+
+# bats test_tags=native
+@test "each denied system call is named and counted once; the verdict is the filter's" {
+	local sc
+	for sc in mount ptrace bpf unshare setns keyctl userfaultfd perf_event_open kexec_load init_module chroot; do
+		probe -- syscall "$sc"
+		[[ $(j .status) == seccomp_violation && $(j .signal) == 31 ]] ||
+			case_fail "syscall $sc: status $(j .status), signal $(j .signal): want seccomp_violation, 31"
+		[[ $(tw .denied_syscalls) == "{\"$sc\":1}" ]] || case_fail "syscall $sc: denied_syscalls $(tw .denied_syscalls)"
+	done
+	report_cases
+}
+
+# bats test_tags=native
+@test "a refused call keeps its EPERM and is counted: io_uring_setup, socket(AF_VSOCK)" {
+	probe -- syscall io_uring_setup
+	expect_status nonzero_exit
+	assert_eq "$(kv errno)" EPERM "io_uring_setup errno"
+	assert_eq "$(tw .denied_syscalls)" '{"io_uring_setup":1}' "denied_syscalls"
+	probe -- socket vsock
+	assert_eq "$(kv errno)" EPERM "socket(AF_VSOCK) errno"
+	assert_eq "$(tw .denied_syscalls)" '{"socket":1}' "denied_syscalls"
+}
+
+# bats test_tags=native
+@test "a fatal call in a child ends the child with SIGSYS as before; the parent goes on; counted" {
+	probe -- child-syscall ptrace
+	expect_status ok
+	assert_eq "$(kv child_signal)" 31 "the child's end"
+	assert_eq "$(tw .denied_syscalls)" '{"ptrace":1}' "denied_syscalls"
+}
+
+# bats test_tags=native
+@test "a SIGSYS handler does not save a fatal call: seccomp_violation as before" {
+	probe -- caught-syscall mount
+	expect_status seccomp_violation
+	assert_eq "$(j .signal)" 31 "signal"
+	[[ $(out) != *caught* ]] || flunk "the handler ran"
+	assert_eq "$(tw .denied_syscalls)" '{"mount":1}' "denied_syscalls"
+}
+
+# bats test_tags=native
+@test "the program cannot take the listener's place: seccomp() with a listener is refused and counted" {
+	probe -- seccomp-listener
+	expect_status nonzero_exit
+	assert_eq "$(kv errno)" EPERM "errno"
+	assert_eq "$(tw .denied_syscalls)" '{"seccomp":1}' "denied_syscalls"
+}
+
+@test "a fatal call that ended the program is counted on every backend (unnamed under gVisor)" {
+	local want='{"mount":1}'
+	is_gvisor && want='{"unknown":1}'
+	probe -- syscall mount
+	expect_status seccomp_violation
+	assert_eq "$(tw .denied_syscalls)" "$want" "denied_syscalls"
+}
+
+# ---------------------------------------------------------------- network
+
+# bats test_tags=native
+@test "network attempts are counted with their destinations; the metadata address is a metadata probe" {
+	local line addr port want_dest want_meta
+	while read -r addr port want_dest want_meta; do
+		probe -- connect "$addr" "$port"
+		[[ $(j .status) == nonzero_exit ]] || case_fail "connect $addr: status $(j .status)"
+		[[ $(tw .network_attempts) == 1 && $(tw .destinations) == "[\"$want_dest\"]" &&
+			$(tw .metadata_probes) == "$want_meta" ]] ||
+			case_fail "connect $addr $port: $(tw '{network_attempts, destinations, metadata_probes}')"
+	done <<-'EOF'
+		169.254.169.254 80 169.254.169.254:80 1
+		127.0.0.1 9 127.0.0.1:9 0
+		fd00:ec2::254 80 [fd00:ec2::254]:80 1
+		::1 9 [::1]:9 0
+	EOF
+	probe -- udp-send 169.254.169.254 53
+	[[ $(tw '[.network_attempts, .metadata_probes]') == '[1,1]' ]] || case_fail "udp sendto: $(tw .)"
+	for fam in netlink packet; do
+		probe -- socket "$fam"
+		[[ $(kv errno) == EPERM && $(tw .network_attempts) == 1 && $(tw .destinations) == "[\"$fam\"]" ]] ||
+			case_fail "socket $fam: errno $(kv errno), $(tw .)"
+	done
+	report_cases
+}
+
+# ---------------------------------------------------------------- writes
+
+# bats test_tags=native
+@test "writes outside /work and /tmp are counted, whatever the path's form; writes inside are not" {
+	local path want
+	while read -r path want; do
+		probe -- write-file "$path" 10
+		[[ $(tw .writes_denied) == "$want" ]] || case_fail "write-file $path: writes_denied $(tw .writes_denied), want $want"
+	done <<-'EOF'
+		/usr/x 1
+		../etc/x 1
+		/work/../usr/lib/x 1
+		/work/ok 0
+		/tmp/ok 0
+		sub/../ok 0
+	EOF
+	probe -- write-proc-sys
+	[[ $(tw .writes_denied) == 2 ]] || case_fail "write-proc-sys: writes_denied $(tw .writes_denied)"
+	probe -- unlink /etc/passwd
+	[[ $(tw .writes_denied) == 1 ]] || case_fail "unlink /etc/passwd: writes_denied $(tw .writes_denied)"
+	report_cases
+}
+
+# ---------------------------------------------------------------- limits and what is left
+
+@test "limit_hits names the limit that fired: cpu, memory, output, file size" {
+	probe --cpu-time 0.3 --wall-time 10 -- cpuloop
+	[[ $(tw .limit_hits) == '["cpu"]' ]] || case_fail "cpuloop: $(j .status) $(tw .limit_hits)"
+	probe --memory 64M -- memhog 200
+	# under RLIMIT_DATA (no memory cgroup) an allocation just fails: nothing fired
+	if [[ $(j .limits.memory.mechanism) == rlimit ]]; then
+		[[ $(tw .limit_hits) == '[]' ]] || case_fail "memhog (rlimit): $(j .status) $(tw .limit_hits)"
+	else
+		[[ $(tw .limit_hits) == '["memory"]' ]] || case_fail "memhog: $(j .status) $(tw .limit_hits)"
+	fi
+	probe --output 1K -- flood 0
+	[[ $(tw .limit_hits) == '["output"]' ]] || case_fail "flood: $(j .status) $(tw .limit_hits)"
+	probe --file-size 2M -- write-file /tmp/big 3000000
+	[[ $(tw .limit_hits) == '["file_size"]' ]] || case_fail "write-file: $(j .status) $(tw .limit_hits)"
+	report_cases
+}
+
+# bats test_tags=root,native
+@test "a fork bomb under the pids limit is a pids limit hit" {
+	probe --pids 16 --wall-time 2 -- forkbomb
+	expect_status_in wall_limit cpu_limit ok nonzero_exit signaled
+	# the CPU budget may run out too, on an idle machine first
+	[[ $(tw '.limit_hits | index("pids") != null') == true ]] || flunk "limit_hits $(tw .limit_hits): no pids"
+}
+
+# bats test_tags=root,native
+@test "processes left running when the program ends are lingering processes" {
+	probe -- daemon
+	expect_status ok
+	assert_eq "$(tw .lingering_processes)" 1 "lingering_processes"
+	probe -- exit 0
+	assert_eq "$(tw .lingering_processes)" 0 "lingering_processes of a program that leaves none"
+}
