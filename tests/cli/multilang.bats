@@ -6,9 +6,9 @@ FIX=$BATS_TEST_DIRNAME/fixtures
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
 HX=$DATA/multilang/humaneval-x
 ME=$DATA/multilang/multipl-e
-BACKEND=${SANDEVAL_BACKEND:-native}
-BACKEND_OPTS=()
-[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+RUN_EVAL_OPTS=(--no-lint)
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -18,23 +18,6 @@ need_data() {
 	[[ -r $HX/humaneval_cpp.jsonl.gz && -r $ME/humaneval-js.jsonl ]] ||
 		skip "data: no HumanEval-X or MultiPL-E data at '$DATA/multilang' (set SANDEVAL_DATA)"
 	[[ $BACKEND == native ]] || skip "native: real-data acceptance runs in the native pass"
-}
-
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --no-lint "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
 }
 
 # verdicts: "sample_id test status" per result of out.jsonl (one test each)

@@ -5,10 +5,8 @@ SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
 HE=$DATA/humaneval/HumanEval.jsonl.gz
-# The backend under test: SANDEVAL_BACKEND=gvisor runs the same evaluations under runsc.
-BACKEND=${SANDEVAL_BACKEND:-native}
-BACKEND_OPTS=()
-[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+# The backend under test (run-helpers.bash): SANDEVAL_BACKEND=gvisor runs the same evaluations under runsc.
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -24,25 +22,7 @@ need_data() {
 EX=$BATS_TEST_DIRNAME/../../examples
 load labels
 
-# run_eval ARG...: sandeval run --db t.db --quiet ARG...; $rc, $out (stdout), $err
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
 is_root() { [[ $(id -u) -eq 0 ]]; }
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
-}
 
 # canonical.jsonl / empty.jsonl: HumanEval's canonical solutions, or nothing, as completions
 he_samples() {

@@ -7,9 +7,8 @@ WRAP=$BATS_TEST_DIRNAME/sanitize-wrap.jq
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
 HE=$DATA/humaneval/HumanEval.jsonl.gz
 GPT4=$DATA/samples/reflexion_gpt4
-BACKEND=${SANDEVAL_BACKEND:-native}
-BACKEND_OPTS=()
-[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -22,23 +21,6 @@ need_data() {
 }
 
 load labels
-
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
-}
 
 # samples.jsonl: attack/0 (add) of the attack fixture, answered five ways
 add_samples() {

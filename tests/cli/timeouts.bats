@@ -3,9 +3,9 @@
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 DATA=${SANDEVAL_DATA:-$BATS_TEST_DIRNAME/../../../shared/data}
-BACKEND=${SANDEVAL_BACKEND:-native}
-BACKEND_OPTS=()
-[[ $BACKEND == native ]] || BACKEND_OPTS=(--backend "$BACKEND")
+
+RUN_EVAL_OPTS=(--no-lint)
+load run-helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -14,24 +14,6 @@ setup() {
 teardown() {
 	[[ -z ${hog-} ]] || kill "$hog" 2>/dev/null || true
 	[[ -z ${hog2-} ]] || kill "$hog2" 2>/dev/null || true
-}
-
-# run_eval ARG...: sandeval run --db t.db --no-lint ARG...; $rc, $out (stdout), $err
-run_eval() {
-	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --no-lint "$@" >stdout.txt 2>stderr.txt && rc=0 || rc=$?
-	out=$(cat stdout.txt)
-	err=$(cat stderr.txt)
-}
-
-flunk() {
-	{
-		echo "FAIL: $*"
-		echo "--- exit $rc; stderr:"
-		tail -c 3000 stderr.txt
-		echo "--- stdout:"
-		tail -c 3000 stdout.txt
-	} >&2
-	return 1
 }
 
 # he_task N: a HumanEval-format task "t/0" whose check() calls f() N times
