@@ -326,3 +326,31 @@ start_server() {
 	[[ $rc -eq 0 && $(sqlite3 runs.db "select count(*) from agent_steps where agent_id = '$(jq -r .agent_id sum.json)'
 		and kind = 'answer' and body not like '%\"step\":\"act\"%'") == 0 ]] || flunk "replay steps"
 }
+
+@test "templates: the files shipped in the runners directory; --templates DIR replaces one; a missing shipped one is named" {
+	local r=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners} want
+	[[ -r $r/agent/system.txt && -r $r/agent/act.txt ]] || flunk "no templates in '$r/agent'"
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --k 1 --rounds 1 --no-plan --no-reflect
+	[[ $rc -eq 0 ]] || flunk "exit $rc"
+	# the first request of Agent/0: the shipped system and act texts, placeholders filled
+	want=$(sed 's/{{language}}/python/g' "$r/agent/system.txt")
+	jq -se --arg w "$want" 'map(select(.task_id == "Agent/0" and .round == 1))[0].messages[0].content == $w' gen.log >/dev/null ||
+		flunk "the system message is not system.txt's: $(jq -sc 'map(select(.task_id == "Agent/0"))[0].messages[0]' gen.log)"
+	jq -se 'map(select(.task_id == "Agent/0" and .round == 1))[0].messages[-1].content | startswith("Complete the following python code") and contains("def add(a, b):")' gen.log >/dev/null ||
+		flunk "the act message: $(jq -sc 'map(select(.task_id == "Agent/0"))[0].messages[-1]' gen.log)"
+	# one template replaced, the others shipped
+	mkdir tmpl
+	printf 'Write {{entry_point}} in {{language}}, please.' >tmpl/act.txt
+	rm -f gen.log
+	AGENT_GEN_LOG=$PWD/gen.log agent --generator "python3 $GEN ok $FX/answers.json" --k 1 --rounds 1 --no-plan --no-reflect --templates tmpl
+	[[ $rc -eq 0 ]] || flunk "exit $rc with --templates"
+	jq -se 'map(select(.task_id == "Agent/0" and .round == 1))[0].messages[-1].content == "Write add in python, please."' gen.log >/dev/null ||
+		flunk "--templates: $(jq -sc 'map(select(.task_id == "Agent/0"))[0].messages[-1]' gen.log)"
+	jq -se --arg w "$want" 'map(select(.task_id == "Agent/0" and .round == 1))[0].messages[0].content == $w' gen.log >/dev/null ||
+		flunk "--templates without system.txt changed the system message"
+	# a runners directory without one: refused, naming it
+	cp -r "$r" runners-copy
+	rm runners-copy/agent/retry.txt
+	SANDEVAL_RUNNERS=$PWD/runners-copy agent --generator "python3 $GEN ok $FX/answers.json" --k 1 --rounds 1
+	[[ $rc -eq 2 && $err == *"shipped template 'retry'"*"runners-copy/agent/retry.txt"* ]] || flunk "a missing template: exit $rc: $err"
+}

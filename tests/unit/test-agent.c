@@ -3,6 +3,7 @@
 
 #include "agent/generator.h"
 #include "agent/prompt.h"
+#include "base/util.h"
 
 static struct task humaneval(const char *prompt, const char *entry)
 {
@@ -145,12 +146,19 @@ static void test_render(void **state)
 	/* a value is never expanded again; an unknown name stays */
 	assert_string_equal(s, "def f(): {{feedback}} / 2 / {{unknown}} / {{ / }}");
 	free(s);
-	assert_non_null(prompt_template_default("act"));
-	assert_non_null(prompt_template_default("retry"));
-	assert_null(prompt_template_default("nope"));
-	s = prompt_render(prompt_template_default("retry"), (const char *[]){ "feedback", "FAIL x", NULL });
-	assert_contains(s, "FAIL x");
-	free(s);
+	/* the shipped retry template (runners/agent/retry.txt) takes the feedback */
+	{
+		char *tmpl = NULL;
+		size_t len;
+		struct sd_error err = { 0 };
+
+		assert_int_equal(read_file("runners/agent/retry.txt", 1 << 20, &tmpl, &len, &err), 0);
+		s = prompt_render(tmpl, (const char *[]){ "feedback", "FAIL x", NULL });
+		assert_contains(s, "FAIL x");
+		assert_contains(s, "public tests");
+		free(s);
+		free(tmpl);
+	}
 }
 
 static void test_parse_chat(void **state)

@@ -59,9 +59,13 @@ void say(const struct loop *l, const char *fmt, ...)
 	l->o->event(l->o->arg, text);
 }
 
+/* The five templates: each from --templates DIR when that has the file,
+ * else the one shipped in the runners directory (runners/agent/NAME.txt,
+ * installed with the runners: docs/agent.md, "Prompts"). */
 static int load_templates(struct loop *l, struct sd_error *err)
 {
 	static const char *const names[] = { "system", "act", "retry", "plan", "reflect" };
+	const char *shipped = l->o->eval.runners_dir ? l->o->eval.runners_dir : evaluator_runners_dir();
 
 	for (int i = 0; i < 5; i++) {
 		char *path, *text = NULL;
@@ -80,9 +84,18 @@ static int load_templates(struct loop *l, struct sd_error *err)
 			}
 			free(path);
 		}
-		l->tmpl[i] = text ? text : strdup(prompt_template_default(names[i]));
-		if (!l->tmpl[i])
-			return sd_error_set(err, ENOMEM, "out of memory");
+		if (!text) {
+			path = xasprintf("%s/agent/%s.txt", shipped, names[i]);
+			if (!path)
+				return sd_error_set(err, ENOMEM, "out of memory");
+			if (read_file(path, 1 << 20, &text, &len, err) < 0) {
+				sd_error_wrap(err, "the shipped template '%s' (set SANDEVAL_RUNNERS)", names[i]);
+				free(path);
+				return -1;
+			}
+			free(path);
+		}
+		l->tmpl[i] = text;
 	}
 	return 0;
 }

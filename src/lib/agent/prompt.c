@@ -400,33 +400,6 @@ int prompt_public_task(const struct task *t, struct task *out, size_t *n_public,
 
 /* ---- templates ---- */
 
-static const struct { const char *name, *text; } templates[] = {
-	{ "system",
-	  "You are an expert {{language}} programmer. You write correct, simple code and answer with code only." },
-	{ "act",
-	  "Complete the following {{language}} code. Answer with the complete function `{{entry_point}}` "
-	  "(and any imports and helpers it needs) in one ```{{language}} code block.\n\n"
-	  "```{{language}}\n{{prompt}}\n```\n" },
-	{ "retry",
-	  "Your code failed the task's public tests (round {{round}}):\n\n{{feedback}}\n\n"
-	  "Correct it. Answer with the complete corrected function `{{entry_point}}` in one "
-	  "```{{language}} code block.\n" },
-	{ "plan",
-	  "Before any code: outline, in a few short numbered steps, how you will solve this {{language}} task "
-	  "(the algorithm, the edge cases). Do not write the code yet.\n\n```{{language}}\n{{prompt}}\n```\n" },
-	{ "reflect",
-	  "Your code failed the task's public tests (round {{round}}):\n\n{{feedback}}\n\n"
-	  "In two or three sentences, say what is wrong with it and how to fix it. Do not write code yet.\n" },
-};
-
-const char *prompt_template_default(const char *name)
-{
-	for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
-		if (strcmp(templates[i].name, name) == 0)
-			return templates[i].text;
-	return NULL;
-}
-
 char *prompt_render(const char *tmpl, const char *const *vars)
 {
 	char *text = NULL;

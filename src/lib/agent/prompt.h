@@ -43,8 +43,4 @@ int prompt_public_task(const struct task *t, struct task *out, size_t *n_public,
  * NULL on ENOMEM. */
 char *prompt_render(const char *tmpl, const char *const *vars);
 
-/* The templates shipped with sandeval, by name ("system", "act", "retry"):
- * NULL for an unknown name. */
-const char *prompt_template_default(const char *name);
-
 #endif
