@@ -70,6 +70,15 @@ wait_ready() {
 	done
 	echo "the server did not become ready in 300 s: HTTP $c: $(curl -s -m 10 "$URL/readyz")" >&2
 	kill -0 "$SRV_PID" 2>/dev/null || echo "(the server is gone)" >&2
+	# what the server's processes are doing (seen twice in a loaded make check, never alone)
+	local p
+	for p in "$SRV_PID" $(pgrep -P "$SRV_PID"); do
+		echo "--- pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | head -c 120)" >&2
+		grep -E '^(State|Threads)' "/proc/$p/status" 2>/dev/null >&2
+		echo "wchan: $(cat "/proc/$p/wchan" 2>/dev/null); syscall: $(cat "/proc/$p/syscall" 2>/dev/null)" >&2
+		head -12 "/proc/$p/stack" 2>/dev/null >&2
+	done
+	ss -tanp 2>/dev/null | grep -F ":${URL##*:}" | head -10 >&2
 	cat "$SRV_ERR" >&2
 	return 1
 }
