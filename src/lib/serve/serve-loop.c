@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -294,6 +295,47 @@ static void count_failure(struct server *s, bool failed, const char *what)
 		s->breaker_open = true;
 		s->next_check_ns = now_ns() + (int64_t)(BREAKER_COOLDOWN_S * 1e9);
 		note(s, "circuit breaker open: %d failures in a row (last: %s)", s->failures, s->check_msg);
+	}
+}
+
+/* The sandboxes of a worker that was killed: their inits die with it
+ * (PR_SET_PDEATHSIG) and, this process being the subreaper, come back to it.
+ * Reap those that have exited, not the workers (their sockets say when they
+ * end, worker_reap waits for them); with WAIT_NS, wait that long at most for
+ * all of them, so that the sweep after finds their records unlocked (the
+ * lock is shared by the sandbox's init, a fork of the worker). */
+static bool is_worker(const struct server *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_workers; i++)
+		if (s->workers[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void reap_orphans(struct server *s, int64_t wait_ns)
+{
+	int64_t deadline = now_ns() + wait_ns;
+
+	for (;;) {
+		siginfo_t si = { 0 };
+
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;		/* ECHILD: none left */
+		}
+		if (si.si_pid > 0 && !is_worker(s, si.si_pid)) {
+			while (waitpid(si.si_pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			continue;
+		}
+		if (si.si_pid > 0 || now_ns() >= deadline)
+			return;		/* a worker's exit is worker_reap's; or time is up */
+		{
+			struct timespec ts = { 0, 10 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 }
 
@@ -618,6 +660,7 @@ static int loop(struct server *s)
 		int r;
 
 		s->kick = false;
+		reap_orphans(s, 0);
 		s->mhd.run(s->daemon);
 		dispatch(s);
 		now = now_ns();
@@ -739,6 +782,7 @@ static void stop(struct server *s)
 			;
 		w->pid = 0;
 	}
+	reap_orphans(s, 10 * 1000000000LL);	/* before serve_run's sweep: their records unlocked */
 	while (s->q_head) {
 		struct job *j = s->q_head;
 
@@ -782,6 +826,8 @@ int serve_run(const struct serve_options *o, struct sd_error *err)
 	}
 	if (block_signals(&old, err, &s->sig_fd) < 0)
 		goto out_close;
+	/* the inits of a killed worker's sandboxes come back here, to be waited for (reap_orphans) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (size_t i = 0; i < s->o.max_concurrency; i++, s->n_workers++) {
 		if (worker_start(s, &s->workers[i], false) < 0) {
 			sd_error_errno(err, errno, "cannot start a worker");
