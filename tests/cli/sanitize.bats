@@ -191,10 +191,10 @@ sanitized() {
 	[[ -r $ep ]] || flunk "no HumanEval+ Mini file at '$ep' (set SANDEVAL_DATA)"
 	head -40 "$GPT4/humaneval_simple_gpt4_samples.jsonl" | jq -c '{task_id, completion}' >bare.jsonl
 	jq -n -c --arg f completion -f "$WRAP" bare.jsonl >wrapped.jsonl
-	run_eval --tasks "$ep" --samples bare.jsonl --out bare-out.jsonl --no-lint
+	run_eval --tasks "$ep" --samples bare.jsonl --out bare-out.jsonl --no-lint --partial
 	((rc == 0)) || flunk "bare: exit $rc"
 	rm -f t.db
-	run_eval --tasks "$ep" --samples wrapped.jsonl --out wrapped-out.jsonl --no-lint --sanitize
+	run_eval --tasks "$ep" --samples wrapped.jsonl --out wrapped-out.jsonl --no-lint --sanitize --partial
 	((rc == 0)) || flunk "wrapped: exit $rc"
 	verdicts() { jq -r '"\(.task_id) \(.base_status) \(.plus_status)"' "$1" | sort; }
 	diff <(verdicts bare-out.jsonl) <(verdicts wrapped-out.jsonl) >diff.txt || flunk "verdicts differ: $(cat diff.txt)"
