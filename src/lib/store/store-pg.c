@@ -733,6 +733,12 @@ static int agent_steps_load_op(struct store_pg *p, void *arg, struct sd_error *e
 	if (!res)
 		return pg_failed(p);
 	rows = pq.PQntuples(res);
+	if (rows == 0) {	/* none: NULL, as store.h says (and SQLite gives) */
+		pq.PQclear(res);
+		*a->out = NULL;
+		*a->n = 0;
+		return 0;
+	}
 	s = calloc((size_t)rows + 1, sizeof(*s));
 	for (int i = 0; s && i < rows; i++) {
 		s[i].seq = pg_int(res, i, 0);
