@@ -200,7 +200,7 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
-static const char *type_name(const json_t *v)
+const char *json_type_phrase(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "an object";
@@ -262,7 +262,7 @@ int jsonl_next(struct jsonl *r, json_t **out, struct sd_error *err)
 			return json_fail(&jerr, r->path, r->line, err);
 		if (!json_is_object(v)) {
 			sd_error_set(err, EINVAL, "%s:%zu: expected a JSON object, got %s", r->path, r->line,
-				     type_name(v));
+				     json_type_phrase(v));
 			json_decref(v);
 			return -1;
 		}

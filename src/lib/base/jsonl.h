@@ -26,6 +26,10 @@ void jsonl_close(struct jsonl *r);
 
 /* A whole JSON document (e.g. sanitized-mbpp.json), plain or gzip. */
 json_t *json_load_path(const char *path, struct sd_error *err);
+/* "an object", "an array", "a string", "an integer", "a real number", "a boolean"
+ * or "null": what a value is, for "expected X, got Y" messages. */
+const char *json_type_phrase(const json_t *v);
+
 /* "PATH:LINE:COLUMN: invalid JSON: ..." (or "...: invalid UTF-8") from what
  * json_load*() reported about a whole document; returns -1. */
 int jsonl_parse_error(const char *path, const json_error_t *jerr, struct sd_error *err);

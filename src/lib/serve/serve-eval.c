@@ -44,19 +44,6 @@ struct ev_request {
 	unsigned given;
 };
 
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
 
 /* The request's fields; the tasks and samples themselves are loaded later. */
 static int ev_parse(const char *body, size_t len, const struct serve_options *o, struct ev_request *rq,
@@ -72,7 +59,7 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 		return sd_error_set(err, EINVAL, "the body is not JSON: %s (line %d, column %d)", jerr.text, jerr.line,
 				    jerr.column);
 	if (!json_is_object(root))
-		return sd_error_set(err, EINVAL, "the body: expected a JSON object, got %s", type_name(root));
+		return sd_error_set(err, EINVAL, "the body: expected a JSON object, got %s", json_type_phrase(root));
 	rq->tasks = json_object_get(root, "tasks");
 	if (!rq->tasks || json_is_null(rq->tasks))
 		return sd_error_set(err, EINVAL, "field 'tasks': missing (a suite's name, a task, or an array of tasks)");
@@ -87,14 +74,14 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 					    o->n_suites ? "GET /v1/suites lists them" : "it was started without --suite");
 	} else if (!json_is_object(rq->tasks) && !json_is_array(rq->tasks)) {
 		return sd_error_set(err, EINVAL, "field 'tasks': expected a suite's name, a task or an array of tasks, got %s",
-				    type_name(rq->tasks));
+				    json_type_phrase(rq->tasks));
 	}
 	rq->samples = json_object_get(root, "samples");
 	if (!rq->samples || json_is_null(rq->samples))
 		return sd_error_set(err, EINVAL, "field 'samples': missing");
 	if (!json_is_array(rq->samples) || json_array_size(rq->samples) == 0)
 		return sd_error_set(err, EINVAL, "field 'samples': expected a non-empty array of samples, got %s%s",
-				    json_is_array(rq->samples) ? "an empty one" : type_name(rq->samples), "");
+				    json_is_array(rq->samples) ? "an empty one" : json_type_phrase(rq->samples), "");
 	v = json_object_get(root, "k");
 	if (v && !json_is_null(v)) {
 		size_t i;
@@ -115,18 +102,18 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 	}
 	if ((v = json_object_get(root, "model")) && !json_is_null(v)) {
 		if (!json_is_string(v))
-			return sd_error_set(err, EINVAL, "field 'model': expected a string, got %s", type_name(v));
+			return sd_error_set(err, EINVAL, "field 'model': expected a string, got %s", json_type_phrase(v));
 		rq->model = json_string_value(v);
 	}
 	if ((v = json_object_get(root, "lint")) && !json_is_null(v)) {
 		if (!json_is_boolean(v))
-			return sd_error_set(err, EINVAL, "field 'lint': expected true or false, got %s", type_name(v));
+			return sd_error_set(err, EINVAL, "field 'lint': expected true or false, got %s", json_type_phrase(v));
 		rq->lint = json_is_true(v);
 		rq->given |= RUN_GIVEN_LINT;
 	}
 	if ((v = json_object_get(root, "sanitize")) && !json_is_null(v)) {
 		if (!json_is_boolean(v))
-			return sd_error_set(err, EINVAL, "field 'sanitize': expected true or false, got %s", type_name(v));
+			return sd_error_set(err, EINVAL, "field 'sanitize': expected true or false, got %s", json_type_phrase(v));
 		rq->sanitize = json_is_true(v);
 	}
 	if ((v = json_object_get(root, "timeout")) && !json_is_null(v)) {
@@ -145,7 +132,7 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 			rq->memory = (uint64_t)json_integer_value(v);
 		} else {
 			return sd_error_set(err, EINVAL, "field 'memory': expected bytes or a size (\"512M\"), got %s",
-					    type_name(v));
+					    json_type_phrase(v));
 		}
 		if (rq->memory < (16u << 20) || rq->memory > o->max_memory)
 			return sd_error_set(err, EINVAL, "field 'memory': expected 16M to %llu bytes",
@@ -154,7 +141,7 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 	if ((v = json_object_get(root, "seed")) && !json_is_null(v)) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return sd_error_set(err, EINVAL, "field 'seed': expected a non-negative integer, got %s",
-					    type_name(v));
+					    json_type_phrase(v));
 		rq->seed = json_integer_value(v);
 		rq->seed_given = true;
 	}

@@ -71,19 +71,6 @@ static const struct rc_lang *find_lang(const char *name)
 
 /* ---- the request ---- */
 
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
 
 /* A path under /work as SandboxFusion's clients give them: relative (or
  * under /work), no "..", no empty or "." component, printable. */
@@ -124,7 +111,7 @@ static int timeout_field(json_t *root, const char *key, double max, double *out,
 	if (!v || json_is_null(v))
 		d = RC_DEFAULT_TIMEOUT;
 	else if (!json_is_number(v))
-		return sd_error_set(err, EINVAL, "field '%s': expected a number of seconds, got %s", key, type_name(v));
+		return sd_error_set(err, EINVAL, "field '%s': expected a number of seconds, got %s", key, json_type_phrase(v));
 	else
 		d = json_number_value(v);
 	if (!(d > 0) || !isfinite(d))
@@ -143,7 +130,7 @@ static int parse_files(json_t *root, struct rc_request *rq, struct sd_error *err
 		return 0;
 	if (!json_is_object(files))
 		return sd_error_set(err, EINVAL, "field 'files': expected an object of path: base64 content, got %s",
-				    type_name(files));
+				    json_type_phrase(files));
 	if (json_object_size(files) > RC_MAX_FILES)
 		return sd_error_set(err, EINVAL, "field 'files': more than %d files", RC_MAX_FILES);
 	rq->files = calloc(json_object_size(files) + 1, sizeof(*rq->files));
@@ -164,7 +151,7 @@ static int parse_files(json_t *root, struct rc_request *rq, struct sd_error *err
 			continue;	/* as SandboxFusion: a file without content is skipped */
 		if (!json_is_string(v))
 			return sd_error_set(err, EINVAL, "field 'files[\"%.255s\"]': expected base64 text, got %s", key,
-					    type_name(v));
+					    json_type_phrase(v));
 		r = base64_decode(json_string_value(v), json_string_length(v), &f->data, &f->len, &bad);
 		if (r == -2)
 			return sd_error_set(err, ENOMEM, "out of memory");
@@ -186,7 +173,7 @@ static int parse_fetch(json_t *root, struct rc_request *rq, struct sd_error *err
 	if (!a || json_is_null(a))
 		return 0;
 	if (!json_is_array(a))
-		return sd_error_set(err, EINVAL, "field 'fetch_files': expected an array of paths, got %s", type_name(a));
+		return sd_error_set(err, EINVAL, "field 'fetch_files': expected an array of paths, got %s", json_type_phrase(a));
 	if (json_array_size(a) > RC_MAX_FILES)
 		return sd_error_set(err, EINVAL, "field 'fetch_files': more than %d paths", RC_MAX_FILES);
 	rq->fetch = calloc(json_array_size(a) + 1, sizeof(*rq->fetch));
@@ -194,7 +181,7 @@ static int parse_fetch(json_t *root, struct rc_request *rq, struct sd_error *err
 		return sd_error_set(err, ENOMEM, "out of memory");
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v))
-			return sd_error_set(err, EINVAL, "field 'fetch_files[%zu]': expected a path, got %s", i, type_name(v));
+			return sd_error_set(err, EINVAL, "field 'fetch_files[%zu]': expected a path, got %s", i, json_type_phrase(v));
 		if (!path_ok(json_string_value(v), json_string_length(v)))
 			return sd_error_set(err, EINVAL, "field 'fetch_files[%zu]': expected a path relative to the working "
 					    "directory, without '..'", i);
@@ -216,19 +203,19 @@ int rc_parse(const char *body, size_t len, const struct serve_options *o, struct
 		return sd_error_set(err, EINVAL, "the body is not JSON: %s (line %d, column %d)", jerr.text, jerr.line,
 				    jerr.column);
 	if (!json_is_object(root))
-		return sd_error_set(err, EINVAL, "the body: expected a JSON object, got %s", type_name(root));
+		return sd_error_set(err, EINVAL, "the body: expected a JSON object, got %s", json_type_phrase(root));
 	v = json_object_get(root, "code");
 	if (!v || json_is_null(v))
 		return sd_error_set(err, EINVAL, "field 'code': missing");
 	if (!json_is_string(v))
-		return sd_error_set(err, EINVAL, "field 'code': expected a string, got %s", type_name(v));
+		return sd_error_set(err, EINVAL, "field 'code': expected a string, got %s", json_type_phrase(v));
 	rq->code = json_string_value(v);
 	rq->code_len = json_string_length(v);
 	v = json_object_get(root, "language");
 	if (!v || json_is_null(v))
 		return sd_error_set(err, EINVAL, "field 'language': missing");
 	if (!json_is_string(v))
-		return sd_error_set(err, EINVAL, "field 'language': expected a string, got %s", type_name(v));
+		return sd_error_set(err, EINVAL, "field 'language': expected a string, got %s", json_type_phrase(v));
 	lang = json_string_value(v);
 	snprintf(rq->language, sizeof(rq->language), "%s", lang);
 	rq->lang = strlen(lang) == json_string_length(v) ? find_lang(lang) : NULL;
@@ -242,7 +229,7 @@ int rc_parse(const char *body, size_t len, const struct serve_options *o, struct
 
 		if (!json_is_number(v))
 			return sd_error_set(err, EINVAL, "field 'memory_limit_MB': expected a number of MiB, got %s",
-					    type_name(v));
+					    json_type_phrase(v));
 		mb = json_number_value(v);
 		if (mb > 0) {	/* SandboxFusion's -1 (and anything not positive): the server's default */
 			if (mb * 1048576.0 < (double)RC_MIN_MEMORY)
@@ -253,7 +240,7 @@ int rc_parse(const char *body, size_t len, const struct serve_options *o, struct
 	v = json_object_get(root, "stdin");
 	if (v && !json_is_null(v)) {
 		if (!json_is_string(v))
-			return sd_error_set(err, EINVAL, "field 'stdin': expected a string, got %s", type_name(v));
+			return sd_error_set(err, EINVAL, "field 'stdin': expected a string, got %s", json_type_phrase(v));
 		rq->stdin_data = json_string_value(v);
 		rq->stdin_len = json_string_length(v);
 	}

@@ -52,7 +52,7 @@ static int task_id(json_t *obj, const struct tk_where *w, bool allow_int, char *
 		id = strdup(json_string_value(v));
 	} else {
 		return tk_fail(w, "task_id", err, EINVAL, "expected a string%s, got %s",
-			       allow_int ? " or an integer" : "", tk_type_name(v));
+			       allow_int ? " or an integer" : "", json_type_phrase(v));
 	}
 	if (!id)
 		return sd_error_errno(err, ENOMEM, "%s", w->file);
@@ -190,13 +190,13 @@ int tk_mbpp_record(json_t *obj, const struct tk_where *w, struct task *t, struct
 	if (challenge && !json_is_null(challenge)) {
 		if (!json_is_array(challenge))
 			return tk_fail(w, "challenge_test_list", err, EINVAL,
-				       "expected an array of strings, got %s", tk_type_name(challenge));
+				       "expected an array of strings, got %s", json_type_phrase(challenge));
 		json_array_foreach(challenge, i, tests) {
 			if (!json_is_string(tests)) {
 				char key[64];
 
 				snprintf(key, sizeof(key), "challenge_test_list[%zu]", i);
-				return tk_fail(w, key, err, EINVAL, "expected a string, got %s", tk_type_name(tests));
+				return tk_fail(w, key, err, EINVAL, "expected a string, got %s", json_type_phrase(tests));
 			}
 		}
 	}

@@ -189,7 +189,7 @@ static int record(const char *path, size_t lineno, const char *line, size_t len,
 		goto out;
 	}
 	if (!json_is_number(atol) || !(json_number_value(atol) >= 0) || !isfinite(json_number_value(atol))) {
-		tk_fail(&w, "atol", err, EINVAL, "expected a number >= 0, got %s", tk_type_name(atol));
+		tk_fail(&w, "atol", err, EINVAL, "expected a number >= 0, got %s", json_type_phrase(atol));
 		goto out;
 	}
 	t->atol = json_number_value(atol);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/jsonl.h"
 #include "suite/task.h"
 
 #define TASK_MAX_FILE (4u << 20)	/* task.json, prompt and reference files */
@@ -27,7 +28,6 @@ struct tk_where {
  * is NULL and PREFIX is empty); returns -1. */
 int tk_fail(const struct tk_where *w, const char *key, struct sd_error *err, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-const char *tk_type_name(const json_t *v);
 /* A string field (NULL or absent allowed when !required: *out untouched). */
 int tk_str(json_t *obj, const char *key, bool required, const char **out,
 	   const struct tk_where *w, struct sd_error *err);

@@ -14,7 +14,7 @@ static int add_object(json_t *obj, const char *where, enum tk_kind *kind, bool *
 	struct tk_where w = { where, 0, NULL, 0, "" };
 
 	if (!json_is_object(obj))
-		return tk_fail(&w, NULL, err, EINVAL, "expected a task (an object), got %s", tk_type_name(obj));
+		return tk_fail(&w, NULL, err, EINVAL, "expected a task (an object), got %s", json_type_phrase(obj));
 	if (first)
 		*native = tk_record_kind(obj) == KIND_UNKNOWN;
 	if (*native)

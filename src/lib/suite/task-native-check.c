@@ -258,7 +258,7 @@ int tk_check_value(struct tk_native *c, json_t *v, const char *jp, int depth)
 	inner = json_object_get(v, tag);
 	if (strcmp(tag, "$tuple") == 0 || strcmp(tag, "$set") == 0) {
 		if (!json_is_array(inner))
-			return tk_nfail(c, sub, "expected an array, got %s", tk_type_name(inner));
+			return tk_nfail(c, sub, "expected an array, got %s", json_type_phrase(inner));
 		return check_items(c, inner, sub, depth);
 	}
 	if (strcmp(tag, "$int") == 0) {
@@ -275,7 +275,7 @@ int tk_check_value(struct tk_native *c, json_t *v, const char *jp, int depth)
 	}
 	if (strcmp(tag, "$dict") == 0) {
 		if (!json_is_array(inner))
-			return tk_nfail(c, sub, "expected an array of [key, value] pairs, got %s", tk_type_name(inner));
+			return tk_nfail(c, sub, "expected an array of [key, value] pairs, got %s", json_type_phrase(inner));
 		json_array_foreach(inner, i, x) {
 			char pair[320];
 
@@ -323,7 +323,7 @@ static int check_body(struct tk_native *c, json_t *body, const char *jp, const c
 	json_t *x;
 
 	if (!json_is_object(body))
-		return tk_nfail(c, jp, "expected an object, got %s", tk_type_name(body));
+		return tk_nfail(c, jp, "expected an object, got %s", json_type_phrase(body));
 	snprintf(prefix, sizeof(prefix), "%s.", jp);
 	if (tk_only_keys(c, body, prefix, keys) < 0)
 		return -1;

@@ -118,7 +118,7 @@ static int text_field(struct tk_native *c, json_t *obj, const char *key, bool re
 		return 0;
 	}
 	if (!json_is_object(v))
-		return tk_nfail(c, key, "expected a string or {\"file\": ...}, got %s", tk_type_name(v));
+		return tk_nfail(c, key, "expected a string or {\"file\": ...}, got %s", json_type_phrase(v));
 	f = json_object_get(v, "file");
 	t = json_object_get(v, "text");
 	if (json_object_size(v) != 1 || (!json_is_string(f) && !json_is_string(t)))
@@ -148,7 +148,7 @@ static int parse_enum(struct tk_native *c, json_t *obj, const char *key, const c
 		}
 	}
 	if (!json_is_string(v))
-		return tk_nfail(c, jp, "expected a string, got %s", tk_type_name(v));
+		return tk_nfail(c, jp, "expected a string, got %s", json_type_phrase(v));
 	if (!names[2])
 		return tk_nfail(c, jp, "'%.64s': expected %s or %s", json_string_value(v), names[0], names[1]);
 	return tk_nfail(c, jp, "'%.64s': expected %s, %s or %s", json_string_value(v), names[0], names[1],
@@ -174,7 +174,7 @@ static int parse_test(struct tk_native *c, json_t *obj, size_t index, struct tas
 	snprintf(p, sizeof(p), "tests[%zu].", index);
 	snprintf(jp, sizeof(jp), "tests[%zu]", index);
 	if (!json_is_object(obj))
-		return tk_nfail(c, jp, "expected an object, got %s", tk_type_name(obj));
+		return tk_nfail(c, jp, "expected an object, got %s", json_type_phrase(obj));
 	if (tk_only_keys(c, obj, p, keys) < 0)
 		return -1;
 	v = json_object_get(obj, "name");
@@ -205,7 +205,7 @@ static int parse_test(struct tk_native *c, json_t *obj, size_t index, struct tas
 	}
 	v = json_object_get(obj, "description");
 	if (v && !json_is_string(v))
-		return tk_nfail(c, JP("description"), "expected a string, got %s", tk_type_name(v));
+		return tk_nfail(c, JP("description"), "expected a string, got %s", json_type_phrase(v));
 	v = json_object_get(obj, "cases");
 	if (v && !gen)
 		return tk_nfail(c, JP("cases"), "only for tests with a 'generator'");
@@ -218,7 +218,7 @@ static int parse_test(struct tk_native *c, json_t *obj, size_t index, struct tas
 			return tk_nfail(c, JP("expected"), "not allowed with 'generator' (the reference solution "
 				    "answers generated inputs)");
 		if (!json_is_object(gen))
-			return tk_nfail(c, JP("generator"), "expected an object, got %s", tk_type_name(gen));
+			return tk_nfail(c, JP("generator"), "expected an object, got %s", json_type_phrase(gen));
 		snprintf(jp, sizeof(jp), "%sgenerator.", p);
 		if (tk_only_keys(c, gen, jp, gen_keys) < 0)
 			return -1;
@@ -252,7 +252,7 @@ static int parse_test(struct tk_native *c, json_t *obj, size_t index, struct tas
 		size_t i;
 
 		if (!json_is_array(args))
-			return tk_nfail(c, JP("args"), "expected an array of arguments, got %s", tk_type_name(args));
+			return tk_nfail(c, JP("args"), "expected an array of arguments, got %s", json_type_phrase(args));
 		if (tk_check_value(c, args, JP("args"), 0) < 0)
 			return -1;
 		if (exp && tk_check_value(c, exp, JP("expected"), 0) < 0)
@@ -365,7 +365,7 @@ static int parse_limits(struct tk_native *c, json_t *root, struct task *t)
 	if (!l || json_is_null(l))
 		return 0;
 	if (!json_is_object(l))
-		return tk_nfail(c, "limits", "expected an object, got %s", tk_type_name(l));
+		return tk_nfail(c, "limits", "expected an object, got %s", json_type_phrase(l));
 	if (tk_only_keys(c, l, "limits.", keys) < 0)
 		return -1;
 	for (int i = 0; i < 2; i++) {
@@ -389,7 +389,7 @@ static int parse_limits(struct tk_native *c, json_t *root, struct task *t)
 		uint64_t bytes = 0;
 
 		if (!json_is_string(v))
-			return tk_nfail(c, "limits.memory", "expected a size such as \"256M\", got %s", tk_type_name(v));
+			return tk_nfail(c, "limits.memory", "expected a size such as \"256M\", got %s", json_type_phrase(v));
 		if (parse_size(json_string_value(v), &bytes, &e) < 0)
 			return tk_nfail(c, "limits.memory", "%s", e.msg);
 		if (bytes == 0)
@@ -411,7 +411,7 @@ static int parse_task(struct tk_native *c, json_t *root, const char *dirname, st
 	int lang = -1;
 
 	if (!json_is_object(root))
-		return tk_nfail(c, NULL, "expected a JSON object, got %s", tk_type_name(root));
+		return tk_nfail(c, NULL, "expected a JSON object, got %s", json_type_phrase(root));
 	if (tk_only_keys(c, root, "", keys) < 0)
 		return -1;
 	if (tk_str(root, "id", false, &id, &w, c->err) < 0 ||

@@ -85,7 +85,7 @@ static int sample_task(json_t *obj, const struct tk_where *w, const struct task_
 				       TASK_ID_MAX);
 	} else {
 		return tk_fail(w, "task_id", err, EINVAL, "expected a string or an integer, got %s",
-			       tk_type_name(v));
+			       json_type_phrase(v));
 	}
 	if (tasks) {
 		if (!tk_map_get(index, id, &i) &&
@@ -131,7 +131,7 @@ static int parse_sample(json_t *obj, const struct tk_where *w, const struct task
 	} else if (sid && !json_is_null(sid)) {
 		if (!json_is_string(sid))
 			return tk_fail(w, "sample_id", err, EINVAL, "expected a string or an integer, got %s",
-				       tk_type_name(sid));
+				       json_type_phrase(sid));
 		if (!tk_id_ok(json_string_value(sid)) || json_string_length(sid) > SAMPLE_ID_MAX)
 			return tk_fail(w, "sample_id", err, EINVAL, "expected 1 to %d printable ASCII characters",
 				       SAMPLE_ID_MAX);
@@ -162,7 +162,7 @@ static int add_sample(struct sample_load *ld, json_t *obj, const struct tk_where
 	int ret;
 
 	if (!json_is_object(obj))
-		return tk_fail(w, NULL, err, EINVAL, "expected a sample (an object), got %s", tk_type_name(obj));
+		return tk_fail(w, NULL, err, EINVAL, "expected a sample (an object), got %s", json_type_phrase(obj));
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 256;
 		struct sample *v = realloc(l->v, cap * sizeof(*v));
@@ -283,7 +283,7 @@ int sample_set_from_json(json_t *v, const char *where, const struct task_set *ta
 
 	if (ret == 0 && !json_is_array(v))
 		ret = sd_error_set(err, EINVAL, "field '%s': expected an array of samples, got %s", where,
-				   tk_type_name(v));
+				   json_type_phrase(v));
 	if (ret == 0) {
 		json_array_foreach(v, i, obj) {
 			char at[300];

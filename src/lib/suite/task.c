@@ -27,20 +27,6 @@
 
 /* ---- messages and field access ---- */
 
-const char *tk_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a real number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 int tk_fail(const struct tk_where *w, const char *key, struct sd_error *err, int code,
 	    const char *fmt, ...)
 {
@@ -73,7 +59,7 @@ int tk_str(json_t *obj, const char *key, bool required, const char **out,
 	if (!v || json_is_null(v))
 		return required ? tk_fail(w, key, err, EINVAL, "missing") : 0;
 	if (!json_is_string(v))
-		return tk_fail(w, key, err, EINVAL, "expected a string, got %s", tk_type_name(v));
+		return tk_fail(w, key, err, EINVAL, "expected a string, got %s", json_type_phrase(v));
 	*out = json_string_value(v);
 	return 0;
 }
@@ -121,13 +107,13 @@ int tk_join(json_t *obj, const char *key, bool required, char **out,
 	if (!a || json_is_null(a))
 		return required ? tk_fail(w, key, err, EINVAL, "missing") : 0;
 	if (!json_is_array(a))
-		return tk_fail(w, key, err, EINVAL, "expected an array of strings, got %s", tk_type_name(a));
+		return tk_fail(w, key, err, EINVAL, "expected an array of strings, got %s", json_type_phrase(a));
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v)) {
 			char sub[300];
 
 			snprintf(sub, sizeof(sub), "%s[%zu]", key, i);
-			return tk_fail(w, sub, err, EINVAL, "expected a string, got %s", tk_type_name(v));
+			return tk_fail(w, sub, err, EINVAL, "expected a string, got %s", json_type_phrase(v));
 		}
 		len += json_string_length(v) + 1;
 	}
@@ -423,7 +409,7 @@ static int load_array(const char *path, const char *text, size_t len, enum tk_ki
 
 		snprintf(prefix, sizeof(prefix), "[%zu].", i);
 		if (!json_is_object(obj)) {
-			ret = tk_fail(&w, NULL, err, EINVAL, "expected an object, got %s", tk_type_name(obj));
+			ret = tk_fail(&w, NULL, err, EINVAL, "expected an object, got %s", json_type_phrase(obj));
 			break;
 		}
 		ret = tk_add_record(obj, &w, kind, l, err);
