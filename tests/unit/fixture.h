@@ -220,4 +220,22 @@ static inline void fx_mkdir_p(const char *path)
 	free(p);
 }
 
+/* The benchmark data: $SANDEVAL_DATA/REL (default ../shared/data, from the
+ * repository root); malloc'd. */
+static inline char *fx_data_file(const char *rel)
+{
+	const char *data = getenv("SANDEVAL_DATA");
+
+	return fx_str("%s/%s", data && *data ? data : "../shared/data", rel);
+}
+
+/* char *VAR = fx_data_file(REL), or the test skips (category "data") when it is not there. */
+#define FX_REAL(var, rel) \
+	char *var = fx_data_file(rel); \
+	if (!fx_exists(var)) { \
+		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", var); \
+		free(var); \
+		skip(); \
+	}
+
 #endif

@@ -3,21 +3,6 @@
 
 #include "suite/task.h"
 
-static char *data_file(const char *rel)
-{
-	const char *data = getenv("SANDEVAL_DATA");
-
-	return fx_str("%s/%s", data && *data ? data : "../shared/data", rel);
-}
-
-#define REAL(var, rel) \
-	char *var = data_file(rel); \
-	if (!fx_exists(var)) { \
-		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", var); \
-		free(var); \
-		skip(); \
-	}
-
 static int setup(void **state)
 {
 	*state = fx_tmpdir();
@@ -52,7 +37,7 @@ static size_t count_prefix(const struct task_set *set, const char *prefix)
 
 static void test_real_humaneval_plus(void **state)
 {
-	REAL(path, "evalplus/HumanEvalPlus-v0.1.10.jsonl.gz");
+	FX_REAL(path, "evalplus/HumanEvalPlus-v0.1.10.jsonl.gz");
 	struct task_set set;
 	struct sd_error err = { 0 };
 	const struct task *t;
@@ -95,8 +80,8 @@ static void test_real_humaneval_plus(void **state)
 
 static void test_real_mbpp_plus_and_mini(void **state)
 {
-	REAL(path, "evalplus/MbppPlus-767efcc.jsonl.gz");
-	char *mini = data_file("evalplus/HumanEvalPlus-Mini-v0.1.10.jsonl.gz");
+	FX_REAL(path, "evalplus/MbppPlus-767efcc.jsonl.gz");
+	char *mini = fx_data_file("evalplus/HumanEvalPlus-Mini-v0.1.10.jsonl.gz");
 	struct task_set set;
 	struct sd_error err = { 0 };
 	const struct task *t;

@@ -3,21 +3,6 @@
 
 #include "suite/task.h"
 
-static char *data_file(const char *rel)
-{
-	const char *data = getenv("SANDEVAL_DATA");
-
-	return fx_str("%s/%s", data && *data ? data : "../shared/data", rel);
-}
-
-#define REAL(var, rel) \
-	char *var = data_file(rel); \
-	if (!fx_exists(var)) { \
-		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", var); \
-		free(var); \
-		skip(); \
-	}
-
 static int setup(void **state)
 {
 	*state = fx_tmpdir();
@@ -41,8 +26,8 @@ static void load_ok(const char *path, struct task_set *set)
 
 static void test_real_humaneval_x(void **state)
 {
-	REAL(cpp, "multilang/humaneval-x/humaneval_cpp.jsonl.gz");
-	char *js = data_file("multilang/humaneval-x/humaneval_js.jsonl.gz");
+	FX_REAL(cpp, "multilang/humaneval-x/humaneval_cpp.jsonl.gz");
+	char *js = fx_data_file("multilang/humaneval-x/humaneval_js.jsonl.gz");
 	struct task_set set;
 	const struct task *t;
 
@@ -92,8 +77,8 @@ static void test_real_humaneval_x(void **state)
 
 static void test_real_multipl_e(void **state)
 {
-	REAL(cpp, "multilang/multipl-e/humaneval-cpp.jsonl");
-	char *js = data_file("multilang/multipl-e/humaneval-js.jsonl");
+	FX_REAL(cpp, "multilang/multipl-e/humaneval-cpp.jsonl");
+	char *js = fx_data_file("multilang/multipl-e/humaneval-js.jsonl");
 	struct task_set set;
 	const struct task *t;
 

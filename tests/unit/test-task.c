@@ -29,22 +29,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The real data: $SANDEVAL_DATA/REL (default ../shared/data, from the repository root). */
-static char *data_file(const char *rel)
-{
-	const char *data = getenv("SANDEVAL_DATA");
-
-	return fx_str("%s/%s", data && *data ? data : "../shared/data", rel);
-}
-
-#define REAL(var, rel) \
-	char *var = data_file(rel); \
-	if (!fx_exists(var)) { \
-		fx_skip_note("data: no '%s' (set SANDEVAL_DATA)", var); \
-		free(var); \
-		skip(); \
-	}
-
 static char *put(const char *dir, const char *name, const char *text)
 {
 	char *p = fx_str("%s/%s", dir, name);
@@ -93,7 +77,7 @@ static void samples_fail_msg(const char *path, const struct task_set *tasks, cha
 
 static void test_real_humaneval(void **state)
 {
-	REAL(path, "humaneval/HumanEval.jsonl.gz");
+	FX_REAL(path, "humaneval/HumanEval.jsonl.gz");
 	struct task_set set, again;
 	struct sd_error err = { 0 };
 	const struct task *t;
@@ -143,9 +127,9 @@ static void test_real_humaneval(void **state)
 
 static void test_real_humaneval_samples(void **state)
 {
-	REAL(tasks_path, "humaneval/HumanEval.jsonl.gz");
-	char *codegen = data_file("samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz");
-	char *gpt4 = data_file("samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl");
+	FX_REAL(tasks_path, "humaneval/HumanEval.jsonl.gz");
+	char *codegen = fx_data_file("samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz");
+	char *gpt4 = fx_data_file("samples/reflexion_gpt4/humaneval_simple_gpt4_samples.jsonl");
 	struct task_set tasks;
 	struct sample_set s;
 	struct sd_error err = { 0 };
@@ -194,9 +178,9 @@ static void test_real_humaneval_samples(void **state)
 
 static void test_real_example_problem(void **state)
 {
-	REAL(path, "humaneval/example_problem.jsonl");
-	char *samples = data_file("humaneval/example_samples.jsonl");
-	char *codegen = data_file("samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz");
+	FX_REAL(path, "humaneval/example_problem.jsonl");
+	char *samples = fx_data_file("humaneval/example_samples.jsonl");
+	char *codegen = fx_data_file("samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz");
 	struct task_set tasks;
 	struct sample_set s;
 	struct sd_error err = { 0 };
@@ -224,7 +208,7 @@ static void test_real_example_problem(void **state)
 
 static void test_real_mbpp(void **state)
 {
-	REAL(path, "mbpp/mbpp.jsonl");
+	FX_REAL(path, "mbpp/mbpp.jsonl");
 	struct task_set set;
 	struct sd_error err = { 0 };
 	const struct task *t;
@@ -267,7 +251,7 @@ static void test_real_mbpp(void **state)
 
 static void test_real_mbpp_sanitized(void **state)
 {
-	REAL(path, "mbpp/sanitized-mbpp.json");
+	FX_REAL(path, "mbpp/sanitized-mbpp.json");
 	struct task_set set;
 	struct sd_error err = { 0 };
 	const struct task *t;
