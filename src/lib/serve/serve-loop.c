@@ -352,6 +352,7 @@ static void worker_died(struct server *s, struct worker *w)
 	w->pid = 0;
 	w->sock = -1;
 	w->job = NULL;
+	reap_orphans(s, 0);	/* orphans come only from dead workers: the loop need not look for them */
 	s->m.worker_restarts++;
 	if (j) {
 		char what[200];
@@ -660,7 +661,6 @@ static int loop(struct server *s)
 		int r;
 
 		s->kick = false;
-		reap_orphans(s, 0);
 		s->mhd.run(s->daemon);
 		dispatch(s);
 		now = now_ns();
