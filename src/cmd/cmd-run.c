@@ -5,6 +5,7 @@
  * warnings) and, once it finished, the reports.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static const char run_usage[] =
 	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
+	"                    [--breaker-rate N/M]\n"
 	"                    [--alert-command CMD] [--alert-factor X] [--alert-min-rate R]\n"
 	"       sandeval run --run-id NAME --status [--db PATH|URL]\n"
 	"\n"
@@ -74,6 +76,9 @@ static const char run_usage[] =
 	"                    writes outside) in this run that trip the store's circuit\n"
 	"                    breaker (default 5; 0: never): the run stops, exit 2, and no\n"
 	"                    run starts on the store until 'sandeval breaker reset'\n"
+	"  --breaker-rate N/M  also trip it when N of those events fall within the last\n"
+	"                    M samples this process recorded (default: no rate; for long\n"
+	"                    runs with a high or no --breaker-threshold)\n"
 	"  --alert-command CMD  when the run's rate of network attempts, metadata probes,\n"
 	"                    denied calls, full-CPU samples or fork bombs jumps against the\n"
 	"                    suite's earlier runs (an alert: recorded, one stderr line),\n"
@@ -91,7 +96,7 @@ enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
        OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL,
-       OPT_BREAKER, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE };
+       OPT_BREAKER, OPT_BREAKER_RATE, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -121,6 +126,7 @@ static const struct option options[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "breaker-threshold", required_argument, NULL, OPT_BREAKER },
+	{ "breaker-rate", required_argument, NULL, OPT_BREAKER_RATE },
 	{ "alert-command", required_argument, NULL, OPT_ALERT_COMMAND },
 	{ "alert-factor", required_argument, NULL, OPT_ALERT_FACTOR },
 	{ "alert-min-rate", required_argument, NULL, OPT_ALERT_MIN_RATE },
@@ -241,6 +247,21 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 				return fail("--breaker-threshold: %s", err.msg);
 			o->breaker_threshold = (uint64_t)n;
 			break;
+		case OPT_BREAKER_RATE: {
+			unsigned long a, b;
+			char *slash = strchr(v, '/'), *end;
+
+			errno = 0;
+			a = strtoul(v, &end, 10);
+			if (!slash || end != slash || v[0] < '0' || v[0] > '9' || slash[1] < '0' || slash[1] > '9')
+				return fail("--breaker-rate '%s': expected N/M, N events in M samples (e.g. 3/100)", v);
+			b = strtoul(slash + 1, &end, 10);
+			if (*end || errno || a < 1 || a > 1000000000UL || b < 1 || b > 1000000)
+				return fail("--breaker-rate '%s': expected N from 1 to 10^9 and M from 1 to 10^6", v);
+			o->breaker_rate_n = (uint32_t)a;
+			o->breaker_rate_window = (uint32_t)b;
+			break;
+		}
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);

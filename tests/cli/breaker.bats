@@ -109,6 +109,27 @@ trip() {
 }
 
 # bats test_tags=native
+@test "--breaker-rate N/M trips on N events within the last M samples, not on the run's total" {
+	# each mount sample has 3 events, 9 in all: no single sample holds 4, the 3 in a row hold 9
+	sbe run --db t.db --tasks "$TASKS" --samples "$SAMPLES" --no-lint --jobs 1 --quiet --breaker-threshold 0 --breaker-rate 4/1
+	((rc == 0)) || flunk "--breaker-rate 4/1: exit $rc, want 0 (no sample has 4 events)"
+	[[ $(sqlite3 t.db "SELECT count(*) FROM samples") == 13 ]] || flunk "--breaker-rate 4/1: not every sample recorded"
+	rm -f t.db
+	sbe run --db t.db --tasks "$TASKS" --samples "$SAMPLES" --no-lint --jobs 1 --quiet --breaker-threshold 0 --breaker-rate 7/3
+	((rc == 2)) || flunk "--breaker-rate 7/3: exit $rc, want 2"
+	[[ $err == *"9 escape-class events"*"in 7 samples 9 of them in the last 3 samples reached --breaker-rate 7/3"* ]] ||
+		flunk "the message does not say the rate"
+	[[ $(sqlite3 t.db "SELECT count(*) FROM samples") == 7 ]] || flunk "recorded: $(sqlite3 t.db "SELECT count(*) FROM samples")"
+	sbe breaker status --db t.db
+	((rc == 1)) || flunk "status after a trip by rate: exit $rc"
+	local v
+	for v in 3 0/5 3/0 a/b 3/ /3 3/5x; do
+		sbe run --db u.db --tasks "$TASKS" --samples "$SAMPLES" --no-lint --breaker-rate "$v"
+		((rc == 2)) && [[ $err == *"--breaker-rate '$v'"* ]] || flunk "--breaker-rate $v: exit $rc, $err"
+	done
+}
+
+# bats test_tags=native
 @test "sandeval metrics: the store as Prometheus text, with the tripwires by kind and the breaker" {
 	trip
 	sbe metrics --db t.db

@@ -49,6 +49,9 @@ struct run {
 	bool by_others_last;		/* the last answer was one of them (done) */
 	struct tripwires tw;		/* the recorded samples' tripwires together */
 	bool tripped;			/* the circuit breaker tripped: send nothing more */
+	uint32_t *window;		/* escape-class events of the last breaker_rate_window samples (a ring) */
+	size_t window_at;		/* samples recorded into the ring so far */
+	uint64_t window_sum;
 	char trip_reason[512];
 };
 
@@ -104,6 +107,7 @@ void run_free(struct run *r)
 		for (size_t i = 0; i < r->tasks.n; i++)
 			json_decref(r->expected[i]);
 	free(r->view);
+	free(r->window);
 	free(r->expected);
 	free(r->task_of);
 	if (r->ev)
@@ -450,20 +454,48 @@ static int work(void *arg, size_t i, char **line, struct sd_error *err)
 	return *line ? 0 : sd_error_set(err, ENOMEM, "out of memory");
 }
 
-/* Add a recorded sample's tripwires to the run's; trip the breaker at the threshold. */
+/* The escape-class events of the last breaker_rate_window samples, with
+ * the newest sample's N added; true when they reach breaker_rate_n. */
+static bool window_add(struct run *r, uint64_t n)
+{
+	size_t w = r->o.breaker_rate_window, at;
+
+	if (!w || !r->o.breaker_rate_n)
+		return false;
+	if (!r->window && !(r->window = calloc(w, sizeof(*r->window))))
+		return false;	/* the count threshold still holds */
+	at = r->window_at++ % w;
+	r->window_sum -= r->window[at];
+	r->window[at] = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	r->window_sum += r->window[at];
+	return r->window_sum >= r->o.breaker_rate_n;
+}
+
+/* Add a recorded sample's tripwires to the run's; trip the breaker at the
+ * threshold (in the whole run) or the rate (in the last samples). */
 static int count_escapes(struct run *r, const struct sample_result *res, struct sd_error *err)
 {
 	uint64_t n, denied;
+	bool by_rate;
+	char why[96];
 
 	tripwires_merge(&r->tw, &res->tripwires);
 	n = tripwires_escapes(&r->tw);
-	if (r->tripped || !r->o.breaker_threshold || n < r->o.breaker_threshold)
+	by_rate = window_add(r, tripwires_escapes(&res->tripwires));
+	if (r->tripped || !(by_rate || (r->o.breaker_threshold && n >= r->o.breaker_threshold)))
 		return 0;
 	denied = n - r->tw.metadata_probes - r->tw.writes_denied;
+	if (by_rate)
+		snprintf(why, sizeof(why), "%llu of them in the last %zu samples reached --breaker-rate %u/%u",
+			 (unsigned long long)r->window_sum, r->window_at < r->o.breaker_rate_window ? r->window_at :
+			 (size_t)r->o.breaker_rate_window, r->o.breaker_rate_n, r->o.breaker_rate_window);
+	else
+		snprintf(why, sizeof(why), "reached --breaker-threshold %llu",
+			 (unsigned long long)r->o.breaker_threshold);
 	snprintf(r->trip_reason, sizeof(r->trip_reason), "%llu escape-class events (denied system calls %llu, "
-		 "metadata probes %u, writes outside %u) in %zu samples reached --breaker-threshold %llu "
-		 "(last: sample '%s')", (unsigned long long)n, (unsigned long long)denied, r->tw.metadata_probes,
-		 r->tw.writes_denied, r->done + 1, (unsigned long long)r->o.breaker_threshold, res->sample_id);
+		 "metadata probes %u, writes outside %u) in %zu samples %s (last: sample '%s')",
+		 (unsigned long long)n, (unsigned long long)denied, r->tw.metadata_probes, r->tw.writes_denied,
+		 r->done + 1, why, res->sample_id);
 	r->tripped = true;
 	if (breaker_trip(r->st, r->info.id, r->trip_reason, err) < 0)
 		return -1;

@@ -106,6 +106,9 @@ struct run_options {
 	long long seed;			/* of property inputs; random unless seed_given */
 	bool seed_given;
 	uint64_t breaker_threshold;	/* escape-class events that stop the run (breaker.h); 0: never */
+	/* A rate: breaker_rate_n events within the last breaker_rate_window
+	 * samples recorded by this process also trip it (window 0: no rate). */
+	uint32_t breaker_rate_n, breaker_rate_window;
 	const int *ks;			/* pass@k values asked for: recorded in the config */
 	size_t n_ks;
 	struct evaluator_options eval;
