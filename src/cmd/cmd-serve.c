@@ -15,6 +15,7 @@ static const char serve_usage[] =
 	"                      [--queue N] [--db PATH|URL] [--backend native|gvisor] [--max-body SIZE]\n"
 	"                      [--log FILE] [--suite NAME=PATH]... [--memory SIZE] [--max-memory SIZE]\n"
 	"                      [--max-time SECONDS] [--output SIZE] [--drain-timeout SECONDS]\n"
+	"                      [--store-metrics SECONDS]\n"
 	"\n"
 	"Serve the evaluator over HTTP until SIGTERM or SIGINT (docs/serve.md):\n"
 	"  POST /run_code          SandboxFusion's API: run one program in fresh sandboxes\n"
@@ -43,12 +44,15 @@ static const char serve_usage[] =
 	"  --max-time SECONDS      the longest run_timeout and compile_timeout (default 60; clamped)\n"
 	"  --output SIZE           bytes kept of a program's stdout and of its stderr (default 1M)\n"
 	"  --drain-timeout SECONDS how long SIGTERM waits for running requests (default 90)\n"
+	"  --store-metrics SECONDS how old /metrics's figures of the store may be: a worker\n"
+	"                          reads them again when a scrape finds them older (default 60;\n"
+	"                          0: /metrics shows only the server's own)\n"
 	"\n"
 	"Exit status: 0 after SIGTERM or SIGINT; 2 when the server could not start.\n";
 
 enum {
 	OPT_LISTEN = 256, OPT_TOKEN, OPT_CONC, OPT_QUEUE, OPT_DB, OPT_BACKEND, OPT_MAX_BODY, OPT_LOG, OPT_SUITE,
-	OPT_MEMORY, OPT_MAX_MEMORY, OPT_MAX_TIME, OPT_OUTPUT, OPT_DRAIN, OPT_HELP,
+	OPT_MEMORY, OPT_MAX_MEMORY, OPT_MAX_TIME, OPT_OUTPUT, OPT_DRAIN, OPT_STORE_METRICS, OPT_HELP,
 };
 
 static const struct option options[] = {
@@ -66,6 +70,7 @@ static const struct option options[] = {
 	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "drain-timeout", required_argument, NULL, OPT_DRAIN },
+	{ "store-metrics", required_argument, NULL, OPT_STORE_METRICS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -135,6 +140,14 @@ int cmd_serve(int argc, char **argv)
 			if (parse_seconds(v, 86400, &d, &err) < 0)
 				return fail("--%s: %s", option_name(opt), err.msg);
 			*(opt == OPT_MAX_TIME ? &o.max_time : &o.drain_timeout) = d;
+			break;
+		case OPT_STORE_METRICS:
+			if (strcmp(v, "0") == 0)
+				o.store_metrics = 0;
+			else if (parse_seconds(v, 86400, &d, &err) < 0)
+				return fail("--%s: %s", option_name(opt), err.msg);
+			else
+				o.store_metrics = d;
 			break;
 		case OPT_SUITE: {
 			char *eq = strchr(optarg, '=');

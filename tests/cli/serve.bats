@@ -714,6 +714,35 @@ EOF
 	stop_server
 }
 
+@test "/metrics carries the store's figures as sandeval metrics prints them, read by a worker at most --store-metrics seconds apart" {
+	make_inline
+	start_server --max-concurrency 1 --store-metrics 1
+	post /v1/evaluate @inline.json
+	[[ $code == 200 ]] || flunk "HTTP $code: $json"
+	"$SANDEVAL" metrics --db serve.db >cli.prom 2>err.txt || flunk "sandeval metrics: $(cat err.txt)"
+	grep -q '^sandeval_samples_total{' cli.prom || flunk "sandeval metrics has no samples: $(head -20 cli.prom)"
+	# the first scrapes may show older figures (or none): a worker reads them when a scrape finds them stale
+	local i ok=
+	for ((i = 0; i < 100; i++)); do
+		get /metrics
+		grep -v '^sandeval_serve_\|^# [A-Z]* sandeval_serve_' answer >served.prom || true
+		if diff -q served.prom cli.prom >/dev/null; then ok=1; break; fi
+		sleep 0.2
+	done
+	[[ -n $ok ]] || flunk "the store's figures in /metrics differ from sandeval metrics': $(diff served.prom cli.prom | head -20)"
+	grep -q '^sandeval_serve_store_metrics_age_seconds [0-9.]*$' answer || flunk "no age: $(grep store_metrics answer)"
+	grep -q '^sandeval_serve_requests_total{endpoint="/v1/evaluate",code="200"} 1$' answer || flunk "the server's own figures are gone"
+	stop_server
+	# 0: only the server's own figures
+	start_server --max-concurrency 1 --store-metrics 0
+	for i in 1 2 3; do get /metrics; sleep 0.3; done
+	grep -q '^sandeval_samples_total' answer && flunk "--store-metrics 0 still reads the store"
+	grep -q '^sandeval_serve_store_metrics_age_seconds -1.000$' answer || flunk "age with --store-metrics 0: $(grep store_metrics answer)"
+	stop_server
+	run "$SANDEVAL" serve --store-metrics abc
+	((status == 2)) && [[ $output == *"--store-metrics"* ]] || flunk "--store-metrics abc: exit $status: $output"
+}
+
 @test "a local socket: --listen unix:PATH" {
 	start_server --listen "unix:$BATS_TEST_TMPDIR/s.sock" --max-concurrency 1
 	[[ -S $BATS_TEST_TMPDIR/s.sock ]] || flunk "no socket"

@@ -17,6 +17,7 @@
 #include "base/jsonl.h"
 #include "base/util.h"
 #include "eval/breaker.h"
+#include "report/prometheus.h"
 #include "eval/canary.h"
 #include "eval/evaluator.h"
 #include "eval/run.h"
@@ -344,6 +345,25 @@ int ev_get_run(const char *run_id, const struct serve_options *o, char **out)
 	status = run_document(st, run_id, NULL, NULL, 0, NULL, out);
 	store_close(st);
 	return status;
+}
+
+int ev_store_metrics(const struct serve_options *o, char **out)
+{
+	struct sd_error err = { 0 };
+	struct store *st = store_open_existing(o->db, &err);
+	int ret;
+
+	if (!st) {
+		*out = error_json("store", "%s", err.msg);
+		return 503;
+	}
+	ret = prometheus_store(st, out, &err);
+	store_close(st);
+	if (ret < 0) {
+		*out = error_json("store", "%s", err.msg);
+		return 503;
+	}
+	return 200;
 }
 
 int ev_check_ready(const struct serve_options *o, char **out, struct wire_done *done)

@@ -377,16 +377,31 @@ static enum MHD_Result answer_readyz(struct request *r)
 	}
 }
 
+/* The server's own figures, then the store's as a worker last read them
+ * (store_metrics_refresh: at most every --store-metrics seconds, so a
+ * scrape never waits for a worker nor reads the whole store itself). */
 static enum MHD_Result answer_metrics(struct request *r)
 {
 	struct server *s = r->srv;
 	struct metrics_gauges g = { .in_flight = s->running, .queue_depth = s->q_len, .workers = 0,
 				    .busy = s->running, .ready = server_ready(s), .breaker_open = s->breaker_open,
 				    .draining = s->draining };
+	char *own, *text = NULL;
+	double age = s->store_text ? (double)(now_ns() - s->store_text_ns) / 1e9 : -1;
 
 	for (size_t i = 0; i < s->n_workers; i++)
 		g.workers += s->workers[i].pid > 0;
-	return respond(r, 200, metrics_text(&s->m, &g), false, NULL, NULL);
+	store_metrics_refresh(s);
+	if (!(own = metrics_text(&s->m, &g)))
+		return respond(r, 500, error_json("internal", "out of memory"), true, NULL, NULL);
+	if (asprintf(&text, "%s# HELP sandeval_serve_store_metrics_age_seconds How old the store's figures below are "
+		     "(-1: not read yet; --store-metrics).\n# TYPE sandeval_serve_store_metrics_age_seconds gauge\n"
+		     "sandeval_serve_store_metrics_age_seconds %.3f\n%s", own, age, s->store_text ? s->store_text : "") < 0)
+		text = NULL;
+	free(own);
+	if (!text)
+		return respond(r, 500, error_json("internal", "out of memory"), true, NULL, NULL);
+	return respond(r, 200, text, false, NULL, NULL);
 }
 
 static enum MHD_Result answer_suites(struct request *r)

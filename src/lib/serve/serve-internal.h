@@ -69,7 +69,8 @@ char *metrics_text(const struct metrics *m, const struct metrics_gauges *g);
 
 /* ---- jobs and the wire to the workers (serve-loop.c, serve-worker.c) ---- */
 
-enum job_kind { JOB_RUN_CODE = 1, JOB_EVALUATE, JOB_RUN_GET, JOB_CHECK };
+/* JOB_CHECK and JOB_STORE_METRICS are the server's own: no request waits for them. */
+enum job_kind { JOB_RUN_CODE = 1, JOB_EVALUATE, JOB_RUN_GET, JOB_CHECK, JOB_STORE_METRICS };
 
 /* main -> worker: a job; its body (when it has one) comes as a memfd. */
 struct wire_job {
@@ -157,6 +158,8 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 int ev_get_run(const char *run_id, const struct serve_options *o, char **out);
 /* In a worker: the readiness check (the store opens, the canaries pass). */
 int ev_check_ready(const struct serve_options *o, char **out, struct wire_done *done);
+/* In a worker: the store's figures as Prometheus text (report/prometheus.h); 200, else 503 with an error's JSON. */
+int ev_store_metrics(const struct serve_options *o, char **out);
 
 /* ---- the HTTP process (serve-http.c, serve-loop.c) ---- */
 
@@ -231,6 +234,12 @@ struct server {
 	int64_t next_check_ns;
 	char check_msg[600];
 	double job_seconds;		/* a moving average, for Retry-After */
+	/* /metrics's store figures: read by a worker at most every
+	 * o.store_metrics seconds, when /metrics asks and they are older */
+	char *store_text;
+	int64_t store_text_ns;
+	bool store_pending;
+	char store_err[300];
 	struct metrics m;
 	FILE *log;
 };
@@ -254,6 +263,9 @@ int job_queue(struct server *s, struct request *r, enum job_kind kind, const cha
 	      const char *arg, bool *full);
 /* Drop a job that has not started (its client left). */
 void job_unqueue(struct server *s, struct job *j);
+/* Have a worker read the store's figures again when they are older than
+ * o.store_metrics (and no read is queued): the next /metrics shows them. */
+void store_metrics_refresh(struct server *s);
 
 /* {"error": CODE, "message": MESSAGE} as text (malloc'd). */
 char *error_json(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

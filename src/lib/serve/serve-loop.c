@@ -82,6 +82,7 @@ void serve_options_init(struct serve_options *o)
 	o->output = 1ull << 20;
 	o->drain_timeout = 90;
 	o->check_interval = 300;
+	o->store_metrics = 60;
 	o->version = "";
 }
 
@@ -364,6 +365,8 @@ static void worker_died(struct server *s, struct worker *w)
 		j->worker = NULL;
 		if (j->kind == JOB_CHECK)
 			s->check_pending = false;
+		else if (j->kind == JOB_STORE_METRICS)
+			s->store_pending = false;
 		else
 			count_failure(s, true, what);
 		http_fail_job(s, j, 500, "worker_died", "%s", what);
@@ -414,6 +417,26 @@ static void job_done(struct server *s, struct worker *w, const struct wire_done 
 		}
 		s->next_check_ns = now_ns() + (int64_t)((d->store_ok && d->canaries_ok ? s->o.check_interval :
 							 RECHECK_AFTER_FAILURE_S) * 1e9);
+		if (fd >= 0)
+			close(fd);
+	} else if (j->kind == JOB_STORE_METRICS) {
+		char *text = NULL;
+		size_t len;
+
+		s->store_pending = false;
+		if (fd < 0 || memfd_read(fd, 64u << 20, &text, &len) < 0) {
+			snprintf(s->store_err, sizeof(s->store_err), "the store's figures could not be read back");
+		} else if (d->http_status == 200) {
+			free(s->store_text);
+			s->store_text = text;
+			s->store_text_ns = now_ns();
+			s->store_err[0] = '\0';
+			text = NULL;
+		} else if (strcmp(s->store_err, text) != 0) {
+			snprintf(s->store_err, sizeof(s->store_err), "%s", text);
+			note(s, "/metrics: the store's figures: %s", text);
+		}
+		free(text);
 		if (fd >= 0)
 			close(fd);
 	} else {
@@ -534,6 +557,20 @@ static void queue_check(struct server *s)
 	link_job(s, j, true);
 }
 
+void store_metrics_refresh(struct server *s)
+{
+	struct job *j;
+
+	if (s->store_pending || s->draining || !(s->o.store_metrics > 0))
+		return;
+	if (s->store_text && now_ns() - s->store_text_ns < (int64_t)(s->o.store_metrics * 1e9))
+		return;
+	if (!(j = job_new(s, JOB_STORE_METRICS, NULL, 0, NULL)))
+		return;
+	s->store_pending = true;
+	link_job(s, j, true);
+}
+
 /* Hand the oldest jobs to idle workers. */
 static void dispatch(struct server *s)
 {
@@ -586,6 +623,8 @@ static void drain_begin(struct server *s)
 		unlink_job(s, j);
 		if (j->kind == JOB_CHECK)
 			s->check_pending = false;
+		else if (j->kind == JOB_STORE_METRICS)
+			s->store_pending = false;
 		else
 			http_fail_job(s, j, 503, "draining", "the server is shutting down before this request started");
 		job_free(j);
@@ -606,7 +645,7 @@ static void drain_force(struct server *s)
 		w->job = NULL;
 		j->worker = NULL;
 		s->running--;
-		if (j->kind != JOB_CHECK)
+		if (j->kind != JOB_CHECK && j->kind != JOB_STORE_METRICS)
 			http_fail_job(s, j, 503, "draining", "the server stopped before this request finished");
 		job_free(j);
 	}
@@ -861,6 +900,7 @@ out_free:
 	if (s->log)
 		fclose(s->log);
 	mhd_unload(&s->mhd);
+	free(s->store_text);
 	free(s->workers);
 	free(s);
 	return ret;

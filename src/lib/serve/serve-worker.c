@@ -207,6 +207,9 @@ static void do_job(const struct worker_ctx *ctx, int sock, const struct wire_job
 	case JOB_CHECK:
 		done.http_status = ev_check_ready(o, &text, &done);
 		break;
+	case JOB_STORE_METRICS:
+		done.http_status = ev_store_metrics(o, &text);
+		break;
 	default:
 		text = error_json("internal", "unknown job kind %u", job->kind);
 		break;

@@ -42,6 +42,7 @@ struct serve_options {
 	uint64_t output;		/* bytes kept of stdout and of stderr each (default 1M) */
 	double drain_timeout;		/* seconds SIGTERM waits for running requests (default 90) */
 	double check_interval;		/* seconds between readiness checks (store, canaries; default 300) */
+	double store_metrics;		/* seconds /metrics's store figures may be old (default 60; 0: none) */
 	const char *version;		/* sandeval's, recorded with evaluation runs */
 	/* Told when the server listens (its address, the port chosen for port 0)
 	 * and of events worth a line on stderr; may be NULL. */
