@@ -366,6 +366,46 @@ ex_shard() {
 	grep -q "unfinished: 3 of 5 samples recorded" sqlite-5.out || flunk "$(cat sqlite-5.out)"
 }
 
+@test "agent, breaker and metrics on a postgresql:// URL do what they do on SQLite" {
+	need_pg
+	pg_db sd_scale_front
+	local fx=$BATS_TEST_DIRNAME/fixtures db i rc id
+	local verdicts='[.task_id, .passed, .single_shot_passed, .completion, .candidates, .solved_round]'
+	for db in runs.db "$PG"; do
+		i=$([[ $db == runs.db ]] && echo sqlite || echo pg)
+		# the agent loop, replayed: the same answers chosen and scored, its steps recorded
+		"$SANDEVAL" agent --tasks "$fx/agent/tasks.jsonl" --db "$db" --no-lint --jobs 2 "${BACKEND_OPTS[@]}" \
+			--replay "$fx/agent/replay.jsonl" --k 2 --rounds 1 --seed 3 --out "agent-$i.jsonl" --json "agent-$i.json" \
+			>/dev/null 2>"agent-$i.err" || flunk "agent on $i: $(cat "agent-$i.err")"
+		jq -c "$verdicts" "agent-$i.jsonl" | sort >"agent-$i.txt"
+		# the breaker: tripped mid-run, refusing, reset only with who and why
+		"$SANDEVAL" run --db "$db" --tasks "$fx/attack-tasks.jsonl" --samples "$fx/breaker-samples.jsonl" --no-lint \
+			--jobs 1 --quiet "${BACKEND_OPTS[@]}" >/dev/null 2>"trip-$i.err" && rc=0 || rc=$?
+		((rc == 2)) && grep -q "stopped by the circuit breaker: 6 escape-class events" "trip-$i.err" ||
+			flunk "trip on $i: exit $rc"
+		"$SANDEVAL" breaker status --db "$db" >/dev/null && rc=0 || rc=$?
+		((rc == 1)) || flunk "breaker status on $i: exit $rc, want 1"
+		"$SANDEVAL" run --db "$db" --tasks "$fx/attack-tasks.jsonl" --samples "$fx/attack-samples.jsonl" --no-lint \
+			--quiet "${BACKEND_OPTS[@]}" >/dev/null 2>"refused-$i.err" && rc=0 || rc=$?
+		((rc == 2)) && grep -q "circuit breaker of .* is tripped" "refused-$i.err" || flunk "refusal on $i: exit $rc"
+		"$SANDEVAL" breaker reset --db "$db" --by alice 2>/dev/null && rc=0 || rc=$?
+		((rc == 2)) || flunk "a reset without --reason on $i: exit $rc"
+		"$SANDEVAL" breaker reset --db "$db" --by alice --reason checked >/dev/null || flunk "reset on $i"
+		"$SANDEVAL" breaker status --db "$db" --json >"status-$i.json" || flunk "status after the reset on $i"
+		jq -c '[.tripped, [.history[].event], .history[1].by, .history[1].reason]' "status-$i.json" >"status-$i.txt"
+		# the store's figures, but for the runs' durations
+		"$SANDEVAL" metrics --db "$db" | grep -v '^sandeval_run_duration' >"metrics-$i.txt" || flunk "metrics on $i"
+	done
+	[[ -s agent-sqlite.txt ]] || flunk "the agent wrote nothing"
+	diff agent-sqlite.txt agent-pg.txt >diff.txt || flunk "the agent differs: $(cat diff.txt)"
+	[[ $(cat status-pg.txt) == '[false,["trip","reset"],"alice","checked"]' ]] || flunk "status on pg: $(cat status-pg.txt)"
+	diff status-sqlite.txt status-pg.txt >diff.txt || flunk "breaker status differs: $(cat diff.txt)"
+	id=$(jq -r .agent_id agent-pg.json)
+	[[ $(sql "$PG" "SELECT count(*) FROM sandeval.agent_steps WHERE agent_id = '$id'") -gt 3 ]] || flunk "no agent steps in PostgreSQL"
+	grep -q '^sandeval_breaker_events_total{event="trip"} 1$' metrics-pg.txt || flunk "metrics on pg: $(cat metrics-pg.txt)"
+	diff metrics-sqlite.txt metrics-pg.txt >diff.txt || flunk "metrics differ: $(cat diff.txt)"
+}
+
 @test "a sample cannot reach the database its run records into: no socket, no port, no descriptor" {
 	need_pg
 	local sock port tcp=${SANDEVAL_PG_TCP_URL-}
