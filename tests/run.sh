@@ -166,15 +166,19 @@ cli() {
 	label=$1
 	tags=$2
 	shift 2
+	t0=$(date +%s)
 	env "$@" bats --tap ${tags:+--filter-tags "$tags"} tests/cli >"$log/cli.tap" 2>&1
 	tally "$log/cli.tap" $? "$label"
+	echo "  ($label: $(($(date +%s) - t0)) s)"
 }
 
 echo "== layers of src/lib (docs/internals.md)"
 single "layer check" sh scripts/check-layers.sh
 
 echo "== unit tests"
+t0=$(date +%s)
 unit "$B" unit
+echo "  (unit: $(($(date +%s) - t0)) s)"
 
 if [ "$(id -u)" = 0 ]; then
 	echo "== CLI tests (root)"
@@ -196,6 +200,7 @@ if [ "$(id -u)" = 0 ]; then
 	mkdir -p "$log/tree/build/tests/tools"
 	cp "$B/tests/tools/store-copy" "$log/tree/build/tests/tools/"
 	chmod -R a+rX "$log/tree"
+	t0=$(date +%s)
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
 		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
@@ -203,6 +208,7 @@ if [ "$(id -u)" = 0 ]; then
 		SANDEVAL_PG_URL="${SANDEVAL_PG_URL-}" SANDEVAL_PG_TCP_URL="${SANDEVAL_PG_TCP_URL-}" \
 		bats --tap --filter-tags '!root,!heavy' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
 	tally "$log/cli-user.tap" $? "cli as uid 65534"
+	echo "  (cli as uid 65534: $(($(date +%s) - t0)) s)"
 else
 	echo "(already unprivileged: the run above covered it)"
 fi
