@@ -42,6 +42,7 @@ start_server() {
 	local listen=(--listen 127.0.0.1:0) a
 	for a in "$@"; do [[ $a == --listen ]] && listen=(); done
 	SRV_ERR=$BATS_TEST_TMPDIR/server.err
+	: >"$SRV_ERR"	# the background shell may open it after the first look below (seen under load)
 	"$SANDEVAL" serve "${BACKEND_OPTS[@]}" "${listen[@]}" --db "$BATS_TEST_TMPDIR/serve.db" "$@" \
 		</dev/null >"$BATS_TEST_TMPDIR/server.out" 2>"$SRV_ERR" 3>&- &
 	SRV_PID=$!
