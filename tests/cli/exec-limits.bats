@@ -87,6 +87,19 @@ assert_times_sane() {
 	assert_times_sane
 }
 
+@test "a CPU loop stopped at the wall time is charged the CPU it used, with or without a cgroup" {
+	# Without a CPU cgroup (as an ordinary user) the CPU came from init's
+	# rusage, which misses a program killed before init reaped it: 1-2 ms
+	# for two seconds of spinning. A lower bound only: under load the loop
+	# gets less of the CPU (about 0.1 s a second at load 22 on 2 CPUs).
+	probe --cpu-time 30 --wall-time 2 -- cpuloop
+	expect_status wall_limit
+	local cpu
+	cpu=$(j .cpu_ms)
+	((cpu >= 50)) || flunk "cpu_ms $cpu for 2 s of a CPU loop"
+	assert_times_sane
+}
+
 @test "the times are measured" {
 	probe -- sleep 0.5
 	expect_status ok

@@ -73,6 +73,7 @@ struct native {
 	int notify_r;		/* where the listener arrives */
 	int in_src;		/* --stdin file, streamed into in_w */
 	bool cg_memory, cg_pids, cg_cpu;
+	int64_t cpu_seen_ms;	/* no CPU cgroup: the sandbox's CPU when first killed (-1: not) */
 };
 
 static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
@@ -86,7 +87,8 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!nt)
 		return sd_error_errno(err, ENOMEM, "provision");
 	*nt = (struct native){ .init = -1, .sync_w = -1, .msg_r = -1, .status_r = -1,
-			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1, .notify_r = -1 };
+			       .in_w = -1, .out_r = -1, .err_r = -1, .in_src = -1, .notify_r = -1,
+			       .cpu_seen_ms = -1 };
 	ctx->backend_data = nt;
 	ctx->as_root = geteuid() == 0;
 	if (ctx->as_root) {
@@ -148,6 +150,8 @@ static void kill_sandbox(struct sandbox_ctx *ctx)
 {
 	struct native *nt = ctx->backend_data;
 
+	if (nt->init > 0 && !nt->cg_cpu && nt->cpu_seen_ms < 0)
+		nt->cpu_seen_ms = supervise_tree_cpu_ms(nt->init);
 	if (nt->init > 0)
 		kill(nt->init, SIGKILL);
 	if (ctx->cg)
@@ -265,6 +269,7 @@ static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 		while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
 			;
 		nt->init = -1;
+		sv.cpu_seen_ms = nt->cpu_seen_ms;
 		supervise_finish(&sv, &ru);
 		tripwire_finish(ctx, &w);
 	}

@@ -42,6 +42,11 @@ struct supervise {
 	bool have_status;
 	int wstatus;
 	bool file_size_reached;	/* set by read_status: a file the program wrote reached --file-size */
+	/* Without a cgroup: the CPU the backend saw in the sandbox's processes
+	 * just before it killed them (supervise_tree_cpu_ms); -1: not seen.
+	 * Killed processes are never reaped by the sandbox's init, so the
+	 * rusage of init alone misses them. */
+	int64_t cpu_seen_ms;
 	struct capture out, err;
 	char in_buf[65536];	/* read from in_src, not yet taken by the pipe */
 	size_t in_off, in_len;
@@ -58,6 +63,10 @@ int supervise_loop(struct supervise *sv, struct sd_error *err);
  * cgroup's, else RU of the reaped processes), the kept output, the status
  * and the final events, into ctx->res. */
 void supervise_finish(struct supervise *sv, const struct rusage *ru);
+/* The CPU time, in ms, of every process in INIT's pid namespace (INIT, a
+ * host pid, included), with what each has reaped: read from /proc, at
+ * most 65536 processes looked at. -1 when INIT's namespace cannot be read. */
+int64_t supervise_tree_cpu_ms(pid_t init);
 /* Close what is still open and free buffers not handed to the result. */
 void supervise_release(struct supervise *sv);
 
