@@ -166,7 +166,7 @@ print("done")' "$1" "${2:-x}"
 	[[ $(j .status) == ok ]] || case_fail "py_net $*: status $(j .status): $(j .stdout) $(j .stderr)"
 }
 
-@test "sendmsg with an address is a network attempt; its destination where the backend sees it" {
+@test "sendmsg with an address is a network attempt; its destination and DNS query where the backend sees them" {
 	py_net sendmsg-meta
 	if is_gvisor; then
 		# runsc's strace prints the header's pointer to the address, not the address
@@ -179,9 +179,16 @@ print("done")' "$1" "${2:-x}"
 	want='[1,["10.0.0.1:53"],0]'
 	is_gvisor && want='[1,[],0]'
 	[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == "$want" ]] || case_fail "sendmsg: $(tw .), want $want"
+	# a DNS query for a metadata host name: gVisor's strace shows sendmsg's buffers (not sendto's, not sendmmsg's)
+	py_net sendmsg metadata.google.internal
+	want='[1,["10.0.0.1:53"],1]'
+	is_gvisor && want='[1,[],1]'
+	[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == "$want" ]] ||
+		case_fail "sendmsg DNS query: $(tw .), want $want"
 	report_cases
 }
 
+# gVisor's log shows neither sendto's nor sendmmsg's buffers (the sendmsg case is above)
 # bats test_tags=native
 @test "a DNS query for a metadata host name is a metadata probe: raw, and through getaddrinfo" {
 	local name
