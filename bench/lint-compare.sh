@@ -11,7 +11,8 @@
 # Three sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
 # the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md). Per
 # sample: the lint status, every finding (tool, rule, category, severity, line, message) and the
-# detail with the tools' times masked (and the note that a report was reused, which only NEW can say).
+# detail with the tools' times masked (and the note that a report was reused or came from a batch of many
+# samples to a lint sandbox, which only NEW can say).
 # Then `sandeval run --out` on HumanEval's canonical solutions, tests and lint together: per sample
 # everything but the ids and times (verdict, score, each test's status and detail, lint, findings,
 # composite, the detail as above). Prints one line per comparison; exit 1 when any sample differs, with
@@ -53,9 +54,10 @@ same() {
 	fi
 }
 
-# the comparable form of the lint detail: the tools' times masked, the reuse note cut
+# the comparable form of the lint detail: the tools' times masked, the note that a report was reused or
+# came from a batch cut
 detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-	| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))'
+	| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))'
 counts='group_by(.) | map("\(.[0]) \(length)") | join(", ")'
 
 for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
@@ -71,7 +73,8 @@ for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
 	done
 	same "$name" "$(jq -r "[.samples[].lint] | $counts" "$work/$name.new.json");\
  $(jq '[.samples[].findings | length] | add' "$work/$name.new.json") findings;\
- $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused"
+ $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused,\
+ $(grep -c 'linted in a batch' "$work/$name.new.json" || true) linted in batches"
 done
 
 # sandeval run, tests and lint together: the --out lines

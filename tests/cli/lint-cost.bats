@@ -36,10 +36,11 @@ flunk() {
 # sample ID SOLUTION: one JSONL line for the example suite's sum_to
 sample() { jq -nc --arg id "$1" --arg s "$2" '{sample_id: $id, task_id: "sum_to", solution: $s}'; }
 
-# verdicts JSON: per sample its status, findings and detail, the tools' times masked and the reuse note cut
+# verdicts JSON: per sample its status, findings and detail, the tools' times masked and the note that the
+# report was reused or came from a batch cut
 verdicts() {
 	jq -c '.samples[] | [.sample_id, .lint, .findings, (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-		| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))]' "$1" | sort
+		| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))]' "$1" | sort
 }
 
 # Samples that exercise every kind of outcome of the Python linters.
@@ -121,11 +122,15 @@ mixed_samples() {
 	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --out o.jsonl --db t.db --jobs 1 \
 		--partial --quiet >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	((rc == 0)) || flunk "exit $rc"
-	# one sandbox for the tests of each, one more for the lint of a and c: b's report is a's
+	# one sandbox for the tests of each, one more for the lint of a and c, linted ahead in batches (one
+	# file each here: one worker, two programs); b's report is a's, from the same lint sandbox
 	sandboxes() { sqlite3 "$1" "select sample_id || ' ' || (length(sandbox_ids) - length(replace(sandbox_ids, ',', '')) + 1)
 		from samples order by sample_id" | tr '\n' ' '; }
-	[[ $(sandboxes t.db) == "a 2 b 1 c 2 " ]] || flunk "sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
-	[[ $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl) == *"; an identical program's report (linted earlier in this process)" ]] ||
+	[[ $(sandboxes t.db) == "a 2 b 2 c 2 " ]] || flunk "sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
+	lint_box() { sqlite3 t.db "select substr(sandbox_ids, instr(sandbox_ids, ',') + 1) from samples where sample_id = '$1'"; }
+	[[ $(lint_box a) == "$(lint_box b)" && $(lint_box a) != "$(lint_box c)" ]] ||
+		flunk "lint sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
+	[[ $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl) == *"; linted in a batch (lint sandbox $(lint_box a))" ]] ||
 		flunk "b's detail: $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl)"
 	[[ $(jq -c 'select(.sample_id == "a") | [.lint, .findings]' o.jsonl) == "$(jq -c 'select(.sample_id == "b") | [.lint, .findings]' o.jsonl)" ]] ||
 		flunk "a and b differ: $(jq -c '[.sample_id, .lint, .findings]' o.jsonl)"
@@ -139,7 +144,8 @@ mixed_samples() {
 		--partial --quiet --cold >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	((rc == 0)) || flunk "--cold: exit $rc"
 	[[ $(sandboxes cold.db) == "a 2 b 2 c 2 " ]] || flunk "--cold sandboxes: $(sqlite3 cold.db 'select sample_id, sandbox_ids from samples')"
-	[[ -z $(jq -r '.lint_detail | select(contains("identical program"))' cold.jsonl) ]] || flunk "--cold reused a report"
+	[[ -z $(jq -r '.lint_detail | select(contains("identical program") or contains("in a batch"))' cold.jsonl) ]] ||
+		flunk "--cold reused a report or linted in a batch"
 }
 
 # bats test_tags=native

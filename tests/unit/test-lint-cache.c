@@ -31,12 +31,12 @@ static void test_table(void **state)
 	(void)state;
 	assert_non_null(c);
 	key_of(key, 1);
-	assert_null(lint_cache_get(c, key, &len));	/* empty: a miss */
+	assert_null(lint_cache_get(c, key, &len, NULL));	/* empty: a miss */
 	for (int i = 0; i < 1000; i++) {
 		char *t = fx_str("{\"lint\":1,\"n\":%d}", i);
 
 		key_of(key, i);
-		assert_int_equal(lint_cache_put(c, key, t, strlen(t)), 0);
+		assert_int_equal(lint_cache_put(c, key, t, strlen(t), NULL), 0);
 		free(t);
 	}
 	assert_non_null(c);
@@ -44,7 +44,7 @@ static void test_table(void **state)
 		char *t = fx_str("{\"lint\":1,\"n\":%d}", i);
 
 		key_of(key, i);
-		text = lint_cache_get(c, key, &len);
+		text = lint_cache_get(c, key, &len, NULL);
 		assert_non_null(text);
 		assert_int_equal(len, strlen(t));
 		assert_string_equal(text, t);
@@ -52,10 +52,10 @@ static void test_table(void **state)
 	}
 	/* the same key again keeps the first envelope */
 	key_of(key, 7);
-	assert_int_equal(lint_cache_put(c, key, "other", 5), 0);
-	assert_string_equal(lint_cache_get(c, key, &len), "{\"lint\":1,\"n\":7}");
+	assert_int_equal(lint_cache_put(c, key, "other", 5, NULL), 0);
+	assert_string_equal(lint_cache_get(c, key, &len, NULL), "{\"lint\":1,\"n\":7}");
 	key_of(key, 5000);
-	assert_null(lint_cache_get(c, key, &len));
+	assert_null(lint_cache_get(c, key, &len, NULL));
 	lint_cache_counts(c, &hits, &misses);
 	assert_int_equal(hits, 1001);
 	assert_int_equal(misses, 2);
