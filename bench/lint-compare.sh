@@ -8,8 +8,10 @@
 # Environment: SANDEVAL_DATA (default ../shared/data), JOBS (default: the number of CPUs), KEEP (a directory
 # to keep the outputs in; default a temporary one, removed).
 #
-# Three sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
-# the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md). Per
+# Four sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
+# the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md), and
+# CodeT's CodeGen-16B samples of HumanEval's first CG_TASKS tasks (default 4: 400 samples, 100 a task,
+# with repeats; samples/codet_codegen16b). Per
 # sample: the lint status, every finding (tool, rule, category, severity, line, message) and the
 # detail with the tools' times masked (and the note that a report was reused or came from a batch of many
 # samples to a lint sandbox, which only NEW can say).
@@ -36,6 +38,8 @@ src=$gpt4/mbpp-py_simple_1_gpt-4_pass_at_k_1_py.jsonl
 jq -c '{task_id: .name, prompt: "", canonical_solution: "", entry_point,
 	test: (.test | split("\ndef test_check():\n")[0] + "\n")}' "$src" >"$work/mbpp-tasks.jsonl"
 jq -c '{task_id: .name, solution}' "$src" >"$work/mbpp-samples.jsonl"
+zcat "$data/samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz" |
+	head -n $((${CG_TASKS:-4} * 100)) | jq -c '{task_id, completion}' >"$work/codegen.jsonl"
 
 # by_old ARG...: sandeval ARG... as OLD (NEW with --cold when OLD is "cold")
 by_old() {
@@ -60,7 +64,7 @@ detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
 	| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))'
 counts='group_by(.) | map("\(.[0]) \(length)") | join(", ")'
 
-for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
+for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl" codegen:"$he"; do
 	name=${set%%:*}
 	tasks=${set#*:}
 	samples=$work/$name.jsonl

@@ -253,6 +253,16 @@ def restore(path, data):
         f.write(data)
 
 
+def undumpable():
+    """PR_SET_DUMPABLE 0: a linter this process executes (cold), running as the
+    same user, can then neither trace it nor open its memory or descriptors
+    under /proc (its stdout, where the batch's envelopes go); the sandbox's
+    seccomp filter refuses ptrace already."""
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
 def batch(plan, warm):
     """Lint each of PLAN's "batch" texts as a sample's own lint sandbox would.
 
@@ -263,7 +273,8 @@ def batch(plan, warm):
     for the next is taken away: /work (but the injected files, written again
     as they came) and /tmp emptied, every other process of the sandbox
     killed, linecache (bandit reads a finding's source line through it, by
-    path) cleared. The texts are in this process's memory only. Prints, per
+    path) cleared. The texts are in this process's memory only, and the
+    process is undumpable. Prints, per
     file, "INDEX ENVELOPE" on one line; nothing for a file whose tools could
     not be run (that file is then linted alone, docs/lint.md)."""
     import linecache
@@ -275,6 +286,7 @@ def batch(plan, warm):
         if os.path.isfile(os.path.join(own, name)):
             with open(os.path.join(own, name), "rb") as f:
                 injected[name] = f.read()
+    undumpable()
     out = sys.stdout.buffer
     for i, text in enumerate(texts):
         try:

@@ -187,8 +187,8 @@ static int gather(struct batches *b, const struct evaluator_item *items, size_t 
 		json_t *probe;
 		size_t len;
 
-		if (!lang)
-			continue;	/* no linter: lint_sample says so */
+		if (!lang || strcmp(language, "python") != 0)
+			continue;	/* no linter (lint_sample says so), or not Python: linted alone (docs/lint.md) */
 		plan = lint_plan(ev, lang, NULL);
 		it->code = lint_source(items[i].task, items[i].sample);
 		if (!plan || !it->code) {
