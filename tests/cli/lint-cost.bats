@@ -169,3 +169,62 @@ for i in ("big", "big2"):
 	[[ $(st small1) == passed && $(st small2) == failed ]] ||
 		flunk "the others: $(jq -c '[.samples[] | [.sample_id, .lint, .lint_detail]]' l.json)"
 }
+
+# bats test_tags=native
+@test "lint in batches: real samples, linted many to a sandbox, have exactly the findings --cold gives each alone" {
+	[[ $BACKEND == native ]] || skip "native: the gVisor pass lints cold samples at ~3 s each; run.bats covers it"
+	[[ -f $HE ]] || skip "data: no HumanEval data at $HE"
+	cg=$DATA/samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz
+	[[ -f $cg ]] || skip "data: no CodeGen-16B samples at $cg"
+	# every 8th canonical solution (21), and from CodeGen-16B's 100 samples of each task, the first 3 of 15
+	# tasks (45, repeats among them): real findings of both linters on most files
+	{
+		zcat "$HE" | jq -c '{task_id, completion: .canonical_solution}' | sed -n '1~8p'
+		zcat "$cg" | head -n 1500 | jq -c 'select(.sample_index < 3) | {task_id, completion}'
+	} >s.jsonl
+	n=$(wc -l <s.jsonl)
+	lint batch.json --tasks "$HE" --samples s.jsonl --jobs 2
+	((rc == 0)) || flunk "batches: exit $rc"
+	lint cold.json --tasks "$HE" --samples s.jsonl --jobs 2 --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	# it was batches that were compared: every sample's report from one, several batches of several files
+	[[ $(grep -c 'linted in a batch (lint sandbox ' <(jq -r '.samples[].lint_detail' batch.json)) == "$n" ]] ||
+		flunk "not every sample from a batch: $(jq -r '.samples[].lint_detail' batch.json | grep -v 'in a batch' | head -3)"
+	boxes=$(jq -r '.samples[].lint_detail | capture("lint sandbox (?<b>[0-9a-f]+)").b' batch.json | sort | uniq -c)
+	(($(wc -l <<<"$boxes") >= 2)) && ! grep -q '^ *1 ' <<<"$boxes" || flunk "batches: $boxes"
+	# and what is compared tells files apart: most samples' findings are their own (a report attributed
+	# one file off in its batch shows; tried by printing each envelope under the next file's index)
+	distinct=$(jq -c '.samples[] | [.task_id, .findings]' batch.json | sort -u | wc -l)
+	((distinct > n / 2)) || flunk "only $distinct distinct (task, findings) of $n"
+	[[ $(jq -r '[.samples[].findings[].tool] | unique | join(" ")' batch.json) == "bandit flake8" ]] ||
+		flunk "tools: $(jq -c '[.samples[].findings[].tool] | unique' batch.json)"
+}
+
+# bats test_tags=native
+@test "lint in batches: a file that kills its batch's linter makes that batch's samples be linted alone, with their own findings" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	# under 1 MiB, so in a batch, and too large to lint in 100M: the batch's driver is killed
+	{
+		sample small1 $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
+		python3 -c 'import json
+big = "def sum_to(n):\n    return n\n\n\nx = [" + "[1, 2, 3], " * 90000 + "]\n"
+print(json.dumps({"sample_id": "big", "task_id": "sum_to", "solution": big}))'
+		sample small2 $'import os\n\n\ndef sum_to(n: int) -> int:\n    return n\n'
+		sample small3 $'def sum_to(n):\n    total=0 \n    return eval(str(n))\n'
+	} >s.jsonl
+	lint l.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --memory 100M
+	((rc == 0)) || flunk "exit $rc"
+	lint cold.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --memory 100M --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	# big's detail says who was killed, the driver (warm) or each linter (cold): the others are compared whole
+	diff <(verdicts cold.json | grep -v '^\["big"') <(verdicts l.json | grep -v '^\["big"') >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	st() { jq -r --arg id "$1" '.samples[] | select(.sample_id == $id) | [.lint, .lint_detail] | join(": ")' l.json; }
+	[[ $(st big) == error:* ]] || flunk "big: $(st big)"
+	# two batches of two (one worker, four programs): big's partner was linted alone, the other two in theirs
+	[[ $(st small1) == "passed: "* && $(st small1) != *"in a batch"* ]] || flunk "small1: $(st small1)"
+	[[ $(st small2) == "failed: "*"in a batch"* && $(st small3) == "failed: "*"in a batch"* ]] ||
+		flunk "small2, small3: $(st small2) / $(st small3)"
+}
