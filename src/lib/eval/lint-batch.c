@@ -138,11 +138,12 @@ static int done(void *arg, size_t job, const char *line, size_t len, struct sd_e
 	if (why && *why && !b->warm_why[0])
 		snprintf(b->warm_why, sizeof(b->warm_why), "%s", why);
 	json_array_foreach(env, i, t) {
-		struct item *it = &b->items[bt->first + i];
+		struct item *it;
 		struct sample_result r = { 0 };
 
 		if (i >= bt->n || !json_is_string(t))
 			continue;
+		it = &b->items[bt->first + i];
 		if (lint_read_envelope(json_string_value(t), json_string_length(t), "batch", it->lang,
 				       b->ev->o.lint_threshold, 1, &r, err) < 0) {
 			ret = -1;
