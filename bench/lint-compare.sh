@@ -8,10 +8,13 @@
 # Environment: SANDEVAL_DATA (default ../shared/data), JOBS (default: the number of CPUs), KEEP (a directory
 # to keep the outputs in; default a temporary one, removed).
 #
-# Three sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
-# the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md). Per
+# Four sample sets, each linted by both (`sandeval lint --json`): HumanEval's 164 canonical solutions,
+# the 164 GPT-4 HumanEval samples and the 397 GPT-4 MBPP samples of Reflexion (docs/fidelity.md), and
+# CodeT's CodeGen-16B samples of HumanEval's first CG_TASKS tasks (default 4: 400 samples, 100 a task,
+# with repeats; samples/codet_codegen16b). Per
 # sample: the lint status, every finding (tool, rule, category, severity, line, message) and the
-# detail with the tools' times masked (and the note that a report was reused, which only NEW can say).
+# detail with the tools' times masked (and the note that a report was reused or came from a batch of many
+# samples to a lint sandbox, which only NEW can say).
 # Then `sandeval run --out` on HumanEval's canonical solutions, tests and lint together: per sample
 # everything but the ids and times (verdict, score, each test's status and detail, lint, findings,
 # composite, the detail as above). Prints one line per comparison; exit 1 when any sample differs, with
@@ -35,6 +38,8 @@ src=$gpt4/mbpp-py_simple_1_gpt-4_pass_at_k_1_py.jsonl
 jq -c '{task_id: .name, prompt: "", canonical_solution: "", entry_point,
 	test: (.test | split("\ndef test_check():\n")[0] + "\n")}' "$src" >"$work/mbpp-tasks.jsonl"
 jq -c '{task_id: .name, solution}' "$src" >"$work/mbpp-samples.jsonl"
+zcat "$data/samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz" |
+	head -n $((${CG_TASKS:-4} * 100)) | jq -c '{task_id, completion}' >"$work/codegen.jsonl"
 
 # by_old ARG...: sandeval ARG... as OLD (NEW with --cold when OLD is "cold")
 by_old() {
@@ -53,12 +58,13 @@ same() {
 	fi
 }
 
-# the comparable form of the lint detail: the tools' times masked, the reuse note cut
+# the comparable form of the lint detail: the tools' times masked, the note that a report was reused or
+# came from a batch cut
 detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-	| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))'
+	| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))'
 counts='group_by(.) | map("\(.[0]) \(length)") | join(", ")'
 
-for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
+for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl" codegen:"$he"; do
 	name=${set%%:*}
 	tasks=${set#*:}
 	samples=$work/$name.jsonl
@@ -71,7 +77,8 @@ for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl"; do
 	done
 	same "$name" "$(jq -r "[.samples[].lint] | $counts" "$work/$name.new.json");\
  $(jq '[.samples[].findings | length] | add' "$work/$name.new.json") findings;\
- $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused"
+ $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused,\
+ $(grep -c 'linted in a batch' "$work/$name.new.json" || true) linted in batches"
 done
 
 # sandeval run, tests and lint together: the --out lines

@@ -213,14 +213,113 @@ def run_tool(tool, path, timeout, cap, n, warm=None):
     return out
 
 
-def main(warm=None):
-    plan = json.loads(sys.stdin.read())
+def envelope(plan, warm):
+    """Every tool of PLAN on /work's candidate: the envelope, one line of JSON."""
     path = plan.get("path") or "/usr/local/bin:/usr/bin:/bin"
     timeout = float(plan.get("timeout", 30))
     cap = int(plan.get("max_output", 1 << 20))
     tools = [run_tool(t, path, timeout, cap, n, warm) for n, t in enumerate(plan.get("tools", []))]
-    sys.stdout.write(json.dumps({"lint": 1, "tools": tools}, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    return json.dumps({"lint": 1, "tools": tools}, separators=(",", ":"))
+
+
+def wipe(top, keep):
+    """Remove everything under TOP but the directory KEEP."""
+    for name in os.listdir(top):
+        p = os.path.join(top, name)
+        if p == keep:
+            continue
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+def restore(path, data):
+    """PATH holds DATA again (an injected file a linter may have changed)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(len(data) + 1) == data:
+                return
+    except OSError:
+        pass
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def undumpable():
+    """PR_SET_DUMPABLE 0: a linter this process executes (cold), running as the
+    same user, can then neither trace it nor open its memory or descriptors
+    under /proc (its stdout, where the batch's envelopes go); the sandbox's
+    seccomp filter refuses ptrace already."""
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def batch(plan, warm):
+    """Lint each of PLAN's "batch" texts as a sample's own lint sandbox would.
+
+    Each text in turn is written to /work/SOURCE, alone there, and every tool
+    of the plan runs on it exactly as for one sample (run_tool: its own argv,
+    environment, output files, timeout and exit status; a warm tool in this
+    process, restored afterwards). Between files, what a tool could leave
+    for the next is taken away: /work (but the injected files, written again
+    as they came) and /tmp emptied, every other process of the sandbox
+    killed, linecache (bandit reads a finding's source line through it, by
+    path) cleared. The texts are in this process's memory only, and the
+    process is undumpable. Prints, per
+    file, "INDEX ENVELOPE" on one line; nothing for a file whose tools could
+    not be run (that file is then linted alone, docs/lint.md)."""
+    import linecache
+    texts = plan.pop("batch")
+    target = plan.pop("source")
+    own = os.path.dirname(os.path.abspath(sys.argv[0]))  # /work/.sandeval, warm or cold
+    injected = {}
+    for name in os.listdir(own):
+        if os.path.isfile(os.path.join(own, name)):
+            with open(os.path.join(own, name), "rb") as f:
+                injected[name] = f.read()
+    undumpable()
+    out = sys.stdout.buffer
+    for i, text in enumerate(texts):
+        try:
+            os.kill(-1, signal.SIGKILL)  # all but pid 1 and this process
+        except OSError:
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        wipe("/work", own)
+        wipe("/tmp", None)
+        for name, data in injected.items():
+            restore(os.path.join(own, name), data)
+        linecache.clearcache()
+        with open(target, "wb") as f:
+            f.write(str(text).encode("utf-8"))
+        try:
+            line = envelope(plan, warm)
+        except Exception:
+            continue
+        out.write(b"%d " % i + line.encode("ascii") + b"\n")
+        out.flush()
+
+
+def main(warm=None):
+    plan = json.loads(sys.stdin.read())
+    if "batch" in plan:
+        batch(plan, warm)
+    else:
+        sys.stdout.write(envelope(plan, warm) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

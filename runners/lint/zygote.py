@@ -62,6 +62,33 @@ try:
         finally:
             sys.argv, sys.stdout, sys.stderr, sys.modules["__main__"] = saved
 
+    def memo_flake8_plugins():
+        """flake8 finds its plugins (the entry points of every installed
+        distribution) and imports them on each run: a third of a warm run.
+        Found and loaded once here, for the same configuration and plugin
+        options (lint.json's flake8 runs --isolated: no configuration), the
+        answer is the one a new run would compute, as long as no package is
+        installed meanwhile; its plugins' modules are loaded here once anyway."""
+        try:
+            from flake8.plugins import finder
+        except ImportError:
+            return
+        find, load, memo = finder.find_plugins, finder.load_plugins, {}
+
+        def find_plugins(cfg, opts):
+            key = ("find", tuple((s, tuple(cfg.items(s))) for s in cfg.sections()), opts)
+            if key not in memo:
+                memo[key] = find(cfg, opts)
+            return list(memo[key])
+
+        def load_plugins(plugins, opts):
+            key = ("load", repr(plugins), opts)
+            if key not in memo:
+                memo[key] = load(plugins, opts)
+            return memo[key]
+        finder.find_plugins, finder.load_plugins = find_plugins, load_plugins
+
+    memo_flake8_plugins()
     scripts = warm_scripts()
     for code, exe, argv in scripts.values():
         warm_up(code, exe, argv)

@@ -36,10 +36,11 @@ flunk() {
 # sample ID SOLUTION: one JSONL line for the example suite's sum_to
 sample() { jq -nc --arg id "$1" --arg s "$2" '{sample_id: $id, task_id: "sum_to", solution: $s}'; }
 
-# verdicts JSON: per sample its status, findings and detail, the tools' times masked and the reuse note cut
+# verdicts JSON: per sample its status, findings and detail, the tools' times masked and the note that the
+# report was reused or came from a batch cut
 verdicts() {
 	jq -c '.samples[] | [.sample_id, .lint, .findings, (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
-		| sub("; an identical program.s report \\(linted earlier in this process\\)$"; ""))]' "$1" | sort
+		| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))]' "$1" | sort
 }
 
 # Samples that exercise every kind of outcome of the Python linters.
@@ -121,11 +122,15 @@ mixed_samples() {
 	"$SANDEVAL" run "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --out o.jsonl --db t.db --jobs 1 \
 		--partial --quiet >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	((rc == 0)) || flunk "exit $rc"
-	# one sandbox for the tests of each, one more for the lint of a and c: b's report is a's
+	# one sandbox for the tests of each, one more for the lint of a and c, linted ahead in batches (one
+	# file each here: one worker, two programs); b's report is a's, from the same lint sandbox
 	sandboxes() { sqlite3 "$1" "select sample_id || ' ' || (length(sandbox_ids) - length(replace(sandbox_ids, ',', '')) + 1)
 		from samples order by sample_id" | tr '\n' ' '; }
-	[[ $(sandboxes t.db) == "a 2 b 1 c 2 " ]] || flunk "sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
-	[[ $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl) == *"; an identical program's report (linted earlier in this process)" ]] ||
+	[[ $(sandboxes t.db) == "a 2 b 2 c 2 " ]] || flunk "sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
+	lint_box() { sqlite3 t.db "select substr(sandbox_ids, instr(sandbox_ids, ',') + 1) from samples where sample_id = '$1'"; }
+	[[ $(lint_box a) == "$(lint_box b)" && $(lint_box a) != "$(lint_box c)" ]] ||
+		flunk "lint sandboxes: $(sqlite3 t.db 'select sample_id, sandbox_ids from samples')"
+	[[ $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl) == *"; linted in a batch (lint sandbox $(lint_box a))" ]] ||
 		flunk "b's detail: $(jq -r 'select(.sample_id == "b") | .lint_detail' o.jsonl)"
 	[[ $(jq -c 'select(.sample_id == "a") | [.lint, .findings]' o.jsonl) == "$(jq -c 'select(.sample_id == "b") | [.lint, .findings]' o.jsonl)" ]] ||
 		flunk "a and b differ: $(jq -c '[.sample_id, .lint, .findings]' o.jsonl)"
@@ -139,7 +144,8 @@ mixed_samples() {
 		--partial --quiet --cold >stdout.txt 2>stderr.txt && rc=0 || rc=$?
 	((rc == 0)) || flunk "--cold: exit $rc"
 	[[ $(sandboxes cold.db) == "a 2 b 2 c 2 " ]] || flunk "--cold sandboxes: $(sqlite3 cold.db 'select sample_id, sandbox_ids from samples')"
-	[[ -z $(jq -r '.lint_detail | select(contains("identical program"))' cold.jsonl) ]] || flunk "--cold reused a report"
+	[[ -z $(jq -r '.lint_detail | select(contains("identical program") or contains("in a batch"))' cold.jsonl) ]] ||
+		flunk "--cold reused a report or linted in a batch"
 }
 
 # bats test_tags=native
@@ -162,4 +168,63 @@ for i in ("big", "big2"):
 		flunk "the failed report was reused"
 	[[ $(st small1) == passed && $(st small2) == failed ]] ||
 		flunk "the others: $(jq -c '[.samples[] | [.sample_id, .lint, .lint_detail]]' l.json)"
+}
+
+# bats test_tags=native
+@test "lint in batches: real samples, linted many to a sandbox, have exactly the findings --cold gives each alone" {
+	[[ $BACKEND == native ]] || skip "native: the gVisor pass lints cold samples at ~3 s each; run.bats covers it"
+	[[ -f $HE ]] || skip "data: no HumanEval data at $HE"
+	cg=$DATA/samples/codet_codegen16b/humaneval_codegen16B_n100_samples.jsonl.gz
+	[[ -f $cg ]] || skip "data: no CodeGen-16B samples at $cg"
+	# every 8th canonical solution (21), and from CodeGen-16B's 100 samples of each task, the first 3 of 15
+	# tasks (45, repeats among them): real findings of both linters on most files
+	{
+		zcat "$HE" | jq -c '{task_id, completion: .canonical_solution}' | sed -n '1~8p'
+		zcat "$cg" | head -n 1500 | jq -c 'select(.sample_index < 3) | {task_id, completion}'
+	} >s.jsonl
+	n=$(wc -l <s.jsonl)
+	lint batch.json --tasks "$HE" --samples s.jsonl --jobs 2
+	((rc == 0)) || flunk "batches: exit $rc"
+	lint cold.json --tasks "$HE" --samples s.jsonl --jobs 2 --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	# it was batches that were compared: every sample's report from one, several batches of several files
+	[[ $(grep -c 'linted in a batch (lint sandbox ' <(jq -r '.samples[].lint_detail' batch.json)) == "$n" ]] ||
+		flunk "not every sample from a batch: $(jq -r '.samples[].lint_detail' batch.json | grep -v 'in a batch' | head -3)"
+	boxes=$(jq -r '.samples[].lint_detail | capture("lint sandbox (?<b>[0-9a-f]+)").b' batch.json | sort | uniq -c)
+	(($(wc -l <<<"$boxes") >= 2)) && ! grep -q '^ *1 ' <<<"$boxes" || flunk "batches: $boxes"
+	# and what is compared tells files apart: most samples' findings are their own (a report attributed
+	# one file off in its batch shows; tried by printing each envelope under the next file's index)
+	distinct=$(jq -c '.samples[] | [.task_id, .findings]' batch.json | sort -u | wc -l)
+	((distinct > n / 2)) || flunk "only $distinct distinct (task, findings) of $n"
+	[[ $(jq -r '[.samples[].findings[].tool] | unique | join(" ")' batch.json) == "bandit flake8" ]] ||
+		flunk "tools: $(jq -c '[.samples[].findings[].tool] | unique' batch.json)"
+}
+
+# bats test_tags=native
+@test "lint in batches: a file that kills its batch's linter makes that batch's samples be linted alone, with their own findings" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	# under 1 MiB, so in a batch, and too large to lint in 100M: the batch's driver is killed
+	{
+		sample small1 $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
+		python3 -c 'import json
+big = "def sum_to(n):\n    return n\n\n\nx = [" + "[1, 2, 3], " * 90000 + "]\n"
+print(json.dumps({"sample_id": "big", "task_id": "sum_to", "solution": big}))'
+		sample small2 $'import os\n\n\ndef sum_to(n: int) -> int:\n    return n\n'
+		sample small3 $'def sum_to(n):\n    total=0 \n    return eval(str(n))\n'
+	} >s.jsonl
+	lint l.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --memory 100M
+	((rc == 0)) || flunk "exit $rc"
+	lint cold.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --memory 100M --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	# big's detail says who was killed, the driver (warm) or each linter (cold): the others are compared whole
+	diff <(verdicts cold.json | grep -v '^\["big"') <(verdicts l.json | grep -v '^\["big"') >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	st() { jq -r --arg id "$1" '.samples[] | select(.sample_id == $id) | [.lint, .lint_detail] | join(": ")' l.json; }
+	[[ $(st big) == error:* ]] || flunk "big: $(st big)"
+	# two batches of two (one worker, four programs): big's partner was linted alone, the other two in theirs
+	[[ $(st small1) == "passed: "* && $(st small1) != *"in a batch"* ]] || flunk "small1: $(st small1)"
+	[[ $(st small2) == "failed: "*"in a batch"* && $(st small3) == "failed: "*"in a batch"* ]] ||
+		flunk "small2, small3: $(st small2) / $(st small3)"
 }

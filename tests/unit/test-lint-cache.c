@@ -31,12 +31,12 @@ static void test_table(void **state)
 	(void)state;
 	assert_non_null(c);
 	key_of(key, 1);
-	assert_null(lint_cache_get(c, key, &len));	/* empty: a miss */
+	assert_null(lint_cache_get(c, key, &len, NULL));	/* empty: a miss */
 	for (int i = 0; i < 1000; i++) {
 		char *t = fx_str("{\"lint\":1,\"n\":%d}", i);
 
 		key_of(key, i);
-		assert_int_equal(lint_cache_put(c, key, t, strlen(t)), 0);
+		assert_int_equal(lint_cache_put(c, key, t, strlen(t), NULL), 0);
 		free(t);
 	}
 	assert_non_null(c);
@@ -44,7 +44,7 @@ static void test_table(void **state)
 		char *t = fx_str("{\"lint\":1,\"n\":%d}", i);
 
 		key_of(key, i);
-		text = lint_cache_get(c, key, &len);
+		text = lint_cache_get(c, key, &len, NULL);
 		assert_non_null(text);
 		assert_int_equal(len, strlen(t));
 		assert_string_equal(text, t);
@@ -52,10 +52,10 @@ static void test_table(void **state)
 	}
 	/* the same key again keeps the first envelope */
 	key_of(key, 7);
-	assert_int_equal(lint_cache_put(c, key, "other", 5), 0);
-	assert_string_equal(lint_cache_get(c, key, &len), "{\"lint\":1,\"n\":7}");
+	assert_int_equal(lint_cache_put(c, key, "other", 5, NULL), 0);
+	assert_string_equal(lint_cache_get(c, key, &len, NULL), "{\"lint\":1,\"n\":7}");
 	key_of(key, 5000);
-	assert_null(lint_cache_get(c, key, &len));
+	assert_null(lint_cache_get(c, key, &len, NULL));
 	lint_cache_counts(c, &hits, &misses);
 	assert_int_equal(hits, 1001);
 	assert_int_equal(misses, 2);
@@ -157,11 +157,91 @@ static void test_hits_and_misses(void **state)
 	sample_result_release(&r5);
 }
 
+/* Real lint sandboxes: lint ahead in batches (lint-batch.c). Each program
+ * once, Python only; every sample then finds its report, from the batch's
+ * sandbox, with the findings a sample linted alone (--cold) has; a second
+ * pass finds nothing left to lint. */
+static void test_batches(void **state)
+{
+	struct task t = { .id = "t", .class = "c", .language = "python", .format = TASK_NATIVE };
+	struct task tc = { .id = "tc", .class = "c", .language = "c", .format = TASK_NATIVE };
+	/* five programs with findings of their own, a repeat, one C program */
+	struct sample s[7] = {
+		{ .task_id = "t", .sample_id = "t/0", .code = "import os\n\n\ndef f(x):\n    return eval(x)\n" },
+		{ .task_id = "t", .sample_id = "t/1", .code = "def f(x):\n    return x  \n" },
+		{ .task_id = "t", .sample_id = "t/2", .code = "def f(x):\n    return x\n" },
+		{ .task_id = "t", .sample_id = "t/3", .code = "def f(x)\n    return x\n" },
+		{ .task_id = "t", .sample_id = "t/4", .code = "import sys\nimport subprocess\n\n\ndef f(x):\n"
+			"    return subprocess.call(x, shell=True)\n" },
+		{ .task_id = "t", .sample_id = "t/5", .code = "import os\n\n\ndef f(x):\n    return eval(x)\n" },
+		{ .task_id = "tc", .sample_id = "tc/0", .code = "int f(void) { return 0; }\n" },
+	};
+	struct evaluator_item items[7];
+	struct evaluator_batch_info info;
+	struct sample_result r[6], alone[6];
+	struct evaluator_options o;
+	struct evaluator *ev, *cold;
+	struct sd_error err = { 0 };
+
+	(void)state;
+	if (geteuid() != 0)
+		fx_skip("root: a real lint sandbox here needs root (the CLI tests cover the unprivileged user)");
+	if (!have("flake8") || !have("bandit"))
+		fx_skip("deps: flake8 or bandit is not installed (scripts/deps.sh installs them)");
+	for (int i = 0; i < 7; i++)
+		items[i] = (struct evaluator_item){ i < 6 ? &t : &tc, &s[i] };
+	evaluator_options_init(&o);
+	o.runners_dir = "runners";
+	ev = evaluator_new(&o, &err);
+	assert_non_null(ev);
+	/* one worker: batches of 3 and 2 (at least two batches a worker) */
+	assert_int_equal(evaluator_lint_batches(ev, items, 7, 1, &info, &err), 0);
+	if (info.programs != 5 || info.kept != 5 || info.batches != 2 || info.failed[0])
+		fail_msg("programs %zu, batches %zu, kept %zu, failed '%s'", info.programs, info.batches, info.kept,
+			 info.failed);
+
+	o.lint_cache = false;
+	o.cold = true;
+	cold = evaluator_new(&o, &err);
+	assert_non_null(cold);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(evaluator_lint(ev, &t, &s[i], &r[i], &err), 0);
+		assert_int_equal(evaluator_lint(cold, &t, &s[i], &alone[i], &err), 0);
+		assert_contains(r[i].lint_detail, "; linted in a batch (lint sandbox ");
+		assert_contains(r[i].lint_detail, ids(&r[i]));	/* the batch's sandbox is the sample's */
+		if (r[i].lint != alone[i].lint || r[i].n_findings != alone[i].n_findings)
+			fail_msg("%s: %s with %zu findings, alone %s with %zu", s[i].sample_id, lint_status_name(r[i].lint),
+				 r[i].n_findings, lint_status_name(alone[i].lint), alone[i].n_findings);
+		for (size_t k = 0; k < r[i].n_findings; k++) {
+			assert_string_equal(r[i].findings[k].rule, alone[i].findings[k].rule);
+			assert_string_equal(r[i].findings[k].message, alone[i].findings[k].message);
+			assert_int_equal(r[i].findings[k].line, alone[i].findings[k].line);
+		}
+	}
+	assert_int_equal(r[0].lint, LINT_FAILED);		/* bandit B307, flake8 F401 */
+	assert_int_equal(r[1].lint, LINT_PASSED);		/* W291 only: style */
+	assert_int_equal(r[2].n_findings, 0);
+	assert_int_equal(r[3].lint, LINT_FAILED);		/* E999 */
+	assert_string_equal(ids(&r[0]), ids(&r[5]));		/* one program, one report */
+
+	/* nothing left to lint */
+	assert_int_equal(evaluator_lint_batches(ev, items, 7, 1, &info, &err), 0);
+	assert_int_equal(info.programs, 0);
+	assert_int_equal(info.batches, 0);
+	evaluator_free(ev);
+	evaluator_free(cold);
+	for (int i = 0; i < 6; i++) {
+		sample_result_release(&r[i]);
+		sample_result_release(&alone[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_hits_and_misses),
+		cmocka_unit_test(test_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,15 +77,31 @@ int lint_load(struct evaluator *ev, struct sd_error *err);
 int lint_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		struct sample_result *r, struct sd_error *err);
 void lint_conf_free(struct lint_conf *c);
+/* lint.c, for lint-batch.c: LANGUAGE's object of lint.json (NULL when it has
+ * no linter); the plan of a sample of LANG as text (malloc'd; NULL on
+ * ENOMEM) or, BATCH not NULL, with the texts BATCH to lint one by one in
+ * one sandbox; a program's cache key (0, or -1: none); one lint sandbox
+ * with the plan on stdin (CODE: the candidate's file, or NULL for a batch)
+ * held to WALL seconds. */
+const json_t *lint_lang(const struct evaluator *ev, const char *language);
+char *lint_plan(const struct evaluator *ev, const json_t *lang, json_t *batch);
+int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, const char *code,
+	     unsigned char *key);
+struct sandbox_result;
+int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code, const char *plan, double wall,
+		     struct sandbox_result *sr, struct sd_error *err);
 
 /* lint-cache.c: envelopes by key (SHA-256 of the plan, the injected files,
  * the linters' identity and the program: lint.c), in memory, this process's.
  * new: NULL on ENOMEM. get: the envelope (NUL-terminated, owned by the
- * cache) or NULL. put: keeps a copy; 0 (also when full), -ENOMEM. */
+ * cache) or NULL, and (ORIGIN not NULL) the id of the batch's lint sandbox
+ * that printed it or NULL. put: keeps a copy (ORIGIN: the batch's sandbox
+ * id, or NULL); 0 (also when full or already there), -ENOMEM. */
 #define LINT_KEY_LEN 32
 struct lint_cache *lint_cache_new(void);
-const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_t *len);
-int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *text, size_t len);
+const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_t *len, const char **origin);
+int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *text, size_t len,
+		   const char *origin);
 void lint_cache_counts(const struct lint_cache *c, size_t *hits, size_t *misses);
 void lint_cache_free(struct lint_cache *c);
 

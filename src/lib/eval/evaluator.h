@@ -82,6 +82,28 @@ int evaluator_tests(struct evaluator *ev, const struct task *task, const struct 
  * lint status and findings, no tests and no score. 0, or -1 with *err. */
 int evaluator_lint(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		   struct sample_result *out, struct sd_error *err);
+/* Lint many samples to a sandbox, ahead (lint-batch.c; docs/lint.md): the
+ * programs of ITEMS[0..n) this process has no report for, each once, in
+ * batches of one language, WORKERS batch sandboxes at a time (forked
+ * workers, pool.h). Each report every tool of which ran and was understood
+ * goes into this process's cache, where evaluator_sample and evaluator_lint
+ * find it -- here, or in a process forked afterwards (a pool's worker). A
+ * sample whose report did not come back finds nothing and is linted alone,
+ * as without batches. Nothing is done without lint or the cache (--cold).
+ * *INFO says what was done. 0, or -1 with *err only on ENOMEM: a batch or
+ * a worker that failed is not an error (INFO->failed says so). */
+struct evaluator_item {
+	const struct task *task;
+	const struct sample *sample;
+};
+struct evaluator_batch_info {
+	size_t programs, batches;	/* programs sent to batches, in how many */
+	size_t kept;			/* reports kept */
+	char failed[512];		/* the pool failed: why (the rest is linted sample by sample) */
+	char warm_why[256];		/* a worker could not lint warm: why */
+};
+int evaluator_lint_batches(struct evaluator *ev, const struct evaluator_item *items, size_t n, size_t workers,
+			   struct evaluator_batch_info *info, struct sd_error *err);
 /* Run TASK's reference solution in a sandbox of its own for the expected
  * values of tests that declare none (eval.h, eval_oracle). */
 int evaluator_oracle(struct evaluator *ev, const struct task *task, json_t **expected, struct sd_error *err);

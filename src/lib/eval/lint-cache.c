@@ -12,10 +12,14 @@
  * whose every tool ran and was understood are kept (a sample `passed` or
  * `failed`), never a timeout, a crash or a missing linter.
  *
- * It lives in memory, in the process that lints (each pool worker has its
- * own), for that process's life: one run. Bounded: LINT_CACHE_BYTES of
+ * It lives in memory, in the process that lints, for that process's life:
+ * one run. A run fills its process's cache with the reports of the samples
+ * it is about to evaluate, linted in batches (lint-batch.c), before it forks
+ * the workers that evaluate them: each worker starts with a copy. An entry
+ * from a batch says which lint sandbox printed it (its origin). Bounded: LINT_CACHE_BYTES of
  * envelopes, after which nothing more is added.
  */
+#define _GNU_SOURCE
 #include "eval/evaluator-internal.h"
 
 #include <errno.h>
@@ -28,6 +32,7 @@ struct entry {
 	unsigned char key[LINT_KEY_LEN];
 	char *text;
 	size_t len;
+	char *origin;		/* the batch's lint sandbox (lint-batch.c), or NULL */
 };
 
 struct lint_cache {
@@ -45,8 +50,10 @@ void lint_cache_free(struct lint_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->cap; i++)
+	for (size_t i = 0; i < c->cap; i++) {
 		free(c->v[i].text);
+		free(c->v[i].origin);
+	}
 	free(c->v);
 	free(c);
 }
@@ -61,7 +68,7 @@ static size_t slot(const struct lint_cache *c, const unsigned char *key)
 	return h;
 }
 
-const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_t *len)
+const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_t *len, const char **origin)
 {
 	struct entry *e;
 
@@ -76,6 +83,8 @@ const char *lint_cache_get(struct lint_cache *c, const unsigned char *key, size_
 	}
 	c->hits++;
 	*len = e->len;
+	if (origin)
+		*origin = e->origin;
 	return e->text;
 }
 
@@ -96,7 +105,8 @@ static int grow(struct lint_cache *c)
 	return 0;
 }
 
-int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *text, size_t len)
+int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *text, size_t len,
+		   const char *origin)
 {
 	struct entry *e;
 
@@ -107,8 +117,13 @@ int lint_cache_put(struct lint_cache *c, const unsigned char *key, const char *t
 	e = &c->v[slot(c, key)];
 	if (e->text)
 		return 0;
-	if (!(e->text = malloc(len + 1)))
+	if (origin && !(e->origin = strdup(origin)))
 		return -ENOMEM;
+	if (!(e->text = malloc(len + 1))) {
+		free(e->origin);
+		e->origin = NULL;
+		return -ENOMEM;
+	}
 	memcpy(e->text, text, len);
 	e->text[len] = '\0';
 	e->len = len;

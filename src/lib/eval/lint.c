@@ -14,7 +14,7 @@
  * Each sandbox is cloned from the process's lint zygote when it can be
  * (runners/lint/zygote.py: flake8 and bandit loaded once; the driver runs
  * them warm), and a program linted before in this process is not linted
- * again: the envelope kept for its key (cache_key, lint-cache.c) is judged
+ * again: the envelope kept for its key (lint_key, lint-cache.c) is judged
  * anew. docs/lint.md, "Warm linters, and reports reused".
  */
 #define _GNU_SOURCE
@@ -197,8 +197,17 @@ static const char *tool_path(const struct evaluator_options *o)
 	return env && *env ? env : DEFAULT_PATH;
 }
 
-static char *build_plan(json_t *lang, const char *source, const struct evaluator_options *o)
+const json_t *lint_lang(const struct evaluator *ev, const char *language)
 {
+	const json_t *lang = json_object_get(ev->lint->def, language ? language : "python");
+
+	return json_is_object(lang) && json_array_size(json_object_get(lang, "tools")) ? lang : NULL;
+}
+
+char *lint_plan(const struct evaluator *ev, const json_t *lang, json_t *batch)
+{
+	const struct evaluator_options *o = &ev->o;
+	const char *source = json_string_value(json_object_get(lang, "source"));
 	json_t *tools = json_array(), *t, *plan;
 	size_t i;
 	char *text;
@@ -216,13 +225,17 @@ static char *build_plan(json_t *lang, const char *source, const struct evaluator
 	}
 	plan = json_pack("{s:s, s:f, s:I, s:o}", "path", tool_path(o), "timeout", o->lint_tool_timeout,
 			 "max_output", (json_int_t)TOOL_OUTPUT, "tools", tools);
+	if (plan && batch) {	/* lint.py's batch mode: these texts, one after the other, each at /work/SOURCE */
+		json_object_set(plan, "batch", batch);
+		json_object_set_new(plan, "source", fill("{source}", source));
+	}
 	text = plan ? json_dumps(plan, JSON_COMPACT) : NULL;
 	json_decref(plan);
 	return text;
 }
 
-static int run_sandbox(struct evaluator *ev, const char *lang_source, const char *code, const char *plan,
-		       size_t n_tools, struct sandbox_result *sr, struct sd_error *err)
+int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code, const char *plan, double wall,
+		     struct sandbox_result *sr, struct sd_error *err)
 {
 	const struct evaluator_options *o = &ev->o;
 	const struct lint_conf *conf = ev->lint;
@@ -237,9 +250,11 @@ static int run_sandbox(struct evaluator *ev, const char *lang_source, const char
 		files[n] = (struct sandbox_file){ .dest = dests[n], .src = conf->files[i].name,
 						  .data = conf->files[i].text, .len = conf->files[i].len };
 	}
-	snprintf(dests[n], sizeof(dests[n]), "%s", lang_source);
-	files[n] = (struct sandbox_file){ .dest = dests[n], .src = dests[n], .data = code, .len = strlen(code) };
-	n++;
+	if (code) {
+		snprintf(dests[n], sizeof(dests[n]), "%s", json_string_value(json_object_get(lang, "source")));
+		files[n] = (struct sandbox_file){ .dest = dests[n], .src = dests[n], .data = code, .len = strlen(code) };
+		n++;
+	}
 	sandbox_config_init(&cfg);
 	cfg.backend = o->backend;
 	cfg.argv = argv;
@@ -249,7 +264,7 @@ static int run_sandbox(struct evaluator *ev, const char *lang_source, const char
 	cfg.stdin_len = strlen(plan);
 	cfg.memory = o->lint_memory;
 	/* the driver holds each linter to its timeout; these are the backstops */
-	cfg.wall_time = o->lint_tool_timeout * (double)n_tools + 10.0;
+	cfg.wall_time = wall;
 	cfg.cpu_time = cfg.wall_time;
 	cfg.pids = 64;
 	cfg.output = 8u << 20;
@@ -483,8 +498,8 @@ static void key_tool(EVP_MD_CTX *ctx, const char *name, const char *path)
 /* KEY: SHA-256 over everything the envelope depends on: the plan (tools,
  * argv, env, PATH, timeout, output cap), the injected files, the file name,
  * each linter's identity, the program. 0, or -1 (no key: do not cache). */
-static int cache_key(const struct evaluator *ev, const json_t *lang, const char *plan, const char *code,
-		     unsigned char key[LINT_KEY_LEN])
+int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, const char *code,
+	     unsigned char *key)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	const char *source = json_string_value(json_object_get(lang, "source"));
@@ -522,10 +537,10 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 	struct sd_error e = { 0 };
 	char fate[1400], why[256];
 	unsigned char key[LINT_KEY_LEN];
-	const char *text;
-	json_t *lang;
+	const char *text, *origin = NULL, *id;
+	const json_t *lang;
 	size_t n_tools, len;
-	bool cached;
+	bool cached, ran = false;
 	int ret;
 
 	free(r->lint_detail);
@@ -534,31 +549,38 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
 	if (lint_load(ev, err) < 0)
 		return -1;
-	lang = json_object_get(ev->lint->def, language);
-	n_tools = json_array_size(json_object_get(lang, "tools"));
-	if (!json_is_object(lang) || n_tools == 0) {
+	if (!(lang = lint_lang(ev, language))) {
 		r->lint = LINT_UNAVAILABLE;
 		r->lint_detail = xasprintf("no linter for language '%s' (%s/lint/lint.json)", language, ev->runners_dir);
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
 	}
-	plan = build_plan(lang, json_string_value(json_object_get(lang, "source")), &ev->o);
+	n_tools = json_array_size(json_object_get(lang, "tools"));
+	plan = lint_plan(ev, lang, NULL);
 	if (!plan)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
 	if (ev->o.lint_cache && !ev->lint_cache && !(ev->lint_cache = lint_cache_new()))
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
-	cached = ev->o.lint_cache && cache_key(ev, lang, plan, code, key) == 0;
-	if (cached && (text = lint_cache_get(ev->lint_cache, key, &len)) != NULL) {
+	cached = ev->o.lint_cache && lint_key(ev, lang, plan, code, key) == 0;
+	if (cached && (text = lint_cache_get(ev->lint_cache, key, &len, &origin)) != NULL) {
 		if (lint_read_envelope(text, len, "cached", lang, ev->o.lint_threshold, lint_first_line(task, sample),
 				       r, err) < 0)
 			return -1;
-		note(&r->lint_detail, "an identical program's report (linted earlier in this process)");
-		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
+		if (origin) {
+			note(&r->lint_detail, "linted in a batch (lint sandbox %s)", origin);
+			id = origin;
+		} else {
+			note(&r->lint_detail, "an identical program's report (linted earlier in this process)");
+			id = NULL;
+		}
+		ret = r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
+		goto ids;
 	}
-	if (run_sandbox(ev, json_string_value(json_object_get(lang, "source")), code, plan, n_tools, &sr, &e) < 0) {
+	if (lint_run_sandbox(ev, lang, code, plan, ev->o.lint_tool_timeout * (double)n_tools + 10.0, &sr, &e) < 0) {
 		r->lint = LINT_ERROR;
 		r->lint_detail = xasprintf("lint sandbox: %s", e.msg);
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
 	}
+	ran = true;
 	first_line(sr.stderr_buf, why, sizeof(why));
 	snprintf(fate, sizeof(fate), "%s%s%s%s%s", sandbox_status_name(sr.status),
 		 sr.status == SB_SANDBOX_ERROR ? ": " : "", sr.status == SB_SANDBOX_ERROR ? sr.error : "",
@@ -567,16 +589,19 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 				 lint_first_line(task, sample), r, err);
 	/* only a report every tool of which ran and was understood is kept */
 	if (ret == 0 && cached && sr.status == SB_OK && (r->lint == LINT_PASSED || r->lint == LINT_FAILED) &&
-	    lint_cache_put(ev->lint_cache, key, sr.stdout_buf, sr.stdout_len) < 0)
+	    lint_cache_put(ev->lint_cache, key, sr.stdout_buf, sr.stdout_len, NULL) < 0)
 		ret = sd_error_set(err, ENOMEM, "lint: out of memory");
-	if (sr.id[0]) {
-		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, sr.id) : strdup(sr.id);
+	id = sr.id;
+ids:
+	if (id && id[0]) {
+		char *ids = r->sandbox_ids && *r->sandbox_ids ? xasprintf("%s,%s", r->sandbox_ids, id) : strdup(id);
 
 		if (ids) {
 			free(r->sandbox_ids);
 			r->sandbox_ids = ids;
 		}
 	}
-	sandbox_result_release(&sr);
+	if (ran)
+		sandbox_result_release(&sr);
 	return ret;
 }

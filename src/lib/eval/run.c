@@ -586,6 +586,37 @@ static void worker_exit(void *arg)
 	r->ev = NULL;
 }
 
+/* Lint the QUEUE's samples many to a sandbox before any is evaluated: their
+ * reports go into this process's cache, which the workers forked next copy
+ * (evaluator_lint_batches; docs/lint.md). */
+static int lint_ahead(struct run *r, const size_t *queue, struct sd_error *err)
+{
+	struct evaluator_item *items;
+	struct evaluator_batch_info info;
+	int ret;
+
+	if (!evaluator_options(r->ev)->lint || !evaluator_options(r->ev)->lint_cache || !r->todo)
+		return 0;
+	if (!(items = calloc(r->todo, sizeof(*items))))
+		return sd_error_set(err, ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->todo; k++) {
+		size_t ti = r->task_of[queue[k]];
+
+		items[k] = (struct evaluator_item){ .task = r->o.tests ? &r->view[ti] : &r->tasks.tasks[ti],
+						    .sample = &r->samples.samples[queue[k]] };
+	}
+	ret = evaluator_lint_batches(r->ev, items, r->todo, r->o.jobs, &info, err);
+	free(items);
+	if (ret == 0 && info.warm_why[0] && !r->lint_warned) {
+		warn(r, "no warm lint (%s): every sample's linters start afresh", info.warm_why);
+		r->lint_warned = true;
+	}
+	if (ret == 0 && info.failed[0])
+		warn(r, "linting in batches stopped (%s): the samples it did not lint are linted one by one",
+		     info.failed);
+	return ret;
+}
+
 /* Evaluate every sample not yet recorded, --jobs at a time. */
 static int evaluate(struct run *r, struct sd_error *err)
 {
@@ -615,6 +646,9 @@ static int evaluate(struct run *r, struct sd_error *err)
 		if (sh->count)	/* a second copy of this shard goes another way: they share the slice */
 			shard_shuffle(queue, r->todo);
 		event(r, (struct run_event){ .kind = RUN_PROGRESS, .total = r->todo });
+		ret = lint_ahead(r, queue, err);
+	}
+	if (ret == 0) {
 		ret = pool_run(sh->count ? &shard_ops : &ops, r, queue, r->todo, r->o.jobs, err);
 	}
 	free(queue);
