@@ -266,6 +266,9 @@ void job_unqueue(struct server *s, struct job *j);
 /* Have a worker read the store's figures again when they are older than
  * o.store_metrics (and no read is queued): the next /metrics shows them. */
 void store_metrics_refresh(struct server *s);
+/* A worker's answer to that (FD, a memfd, is closed): the figures kept, or
+ * the error returned when it is a new one (to say once). serve-metrics.c */
+const char *store_metrics_answer(struct server *s, int status, int fd);
 
 /* {"error": CODE, "message": MESSAGE} as text (malloc'd). */
 char *error_json(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

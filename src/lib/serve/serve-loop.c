@@ -420,25 +420,10 @@ static void job_done(struct server *s, struct worker *w, const struct wire_done 
 		if (fd >= 0)
 			close(fd);
 	} else if (j->kind == JOB_STORE_METRICS) {
-		char *text = NULL;
-		size_t len;
+		const char *why = store_metrics_answer(s, d->http_status, fd);
 
-		s->store_pending = false;
-		if (fd < 0 || memfd_read(fd, 64u << 20, &text, &len) < 0) {
-			snprintf(s->store_err, sizeof(s->store_err), "the store's figures could not be read back");
-		} else if (d->http_status == 200) {
-			free(s->store_text);
-			s->store_text = text;
-			s->store_text_ns = now_ns();
-			s->store_err[0] = '\0';
-			text = NULL;
-		} else if (strcmp(s->store_err, text) != 0) {
-			snprintf(s->store_err, sizeof(s->store_err), "%s", text);
-			note(s, "/metrics: the store's figures: %s", text);
-		}
-		free(text);
-		if (fd >= 0)
-			close(fd);
+		if (why)
+			note(s, "/metrics: the store's figures: %s", why);
 	} else {
 		count_failure(s, d->sandbox_error, "a sandbox failed (sandbox_error)");
 		http_answer_job(s, j, (unsigned)d->http_status, fd);

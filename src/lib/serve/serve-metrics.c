@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "base/util.h"
 #include "sandbox/sandbox.h"
 #include "serve/serve-internal.h"
 
@@ -147,4 +150,31 @@ char *metrics_text(const struct metrics *m, const struct metrics_gauges *g)
 		return NULL;
 	}
 	return t.s;
+}
+
+const char *store_metrics_answer(struct server *s, int status, int fd)
+{
+	char *text = NULL;
+	size_t len;
+	bool same = false;
+
+	s->store_pending = false;
+	if (fd < 0 || memfd_read(fd, 64u << 20, &text, &len) < 0) {
+		same = strcmp(s->store_err, "the store's figures could not be read back") == 0;
+		snprintf(s->store_err, sizeof(s->store_err), "the store's figures could not be read back");
+	} else if (status == 200) {
+		free(s->store_text);
+		s->store_text = text;
+		s->store_text_ns = now_ns();
+		s->store_err[0] = '\0';
+		text = NULL;
+		same = true;
+	} else {
+		same = strncmp(s->store_err, text, sizeof(s->store_err) - 1) == 0;
+		snprintf(s->store_err, sizeof(s->store_err), "%s", text);
+	}
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return same ? NULL : s->store_err;
 }
