@@ -90,6 +90,13 @@ int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, c
 struct sandbox_result;
 int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code, const char *plan, double wall,
 		     struct sandbox_result *sr, struct sd_error *err);
+/* lint-batch.c: a batch sandbox's stdout, OUT of LEN bytes (untrusted:
+ * what a subverted linter may print), into ENV, an array of one null per
+ * file: "INDEX ENVELOPE\n" sets entry INDEX to ENVELOPE when INDEX is in
+ * range, decimal, and still null (the first line for an index wins); lines
+ * of any other shape, an unfinished last line and envelopes that are not
+ * UTF-8 leave entries null (those files are linted alone). */
+void lint_batch_split(const char *out, size_t len, json_t *env);
 
 /* lint-cache.c: envelopes by key (SHA-256 of the plan, the injected files,
  * the linters' identity and the program: lint.c), in memory, this process's.

@@ -74,6 +74,31 @@ static int by_language(const void *a, const void *b)
 }
 
 /* In a worker: lint batch JOB; *LINE: {"id": SANDBOX, "e": [ENVELOPE|null, ...], "warm": WHY}. */
+void lint_batch_split(const char *out, size_t len, json_t *env)
+{
+	size_t n = json_array_size(env);
+
+	for (const char *p = out, *end = out ? out + len : NULL; p && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *sp;
+		size_t idx = 0;
+		const char *d;
+
+		if (!nl)
+			break;	/* a last line without its newline was cut short */
+		sp = memchr(p, ' ', (size_t)(nl - p));
+		/* INDEX: decimal digits only (no sign, no blanks, no overflow past N) */
+		for (d = p; sp && d < sp && *d >= '0' && *d <= '9' && idx <= n; d++)
+			idx = idx * 10 + (size_t)(*d - '0');
+		if (sp && d == sp && sp > p && idx < n && json_is_null(json_array_get(env, idx))) {
+			json_t *s = json_stringn(sp + 1, (size_t)(nl - sp - 1));	/* NULL: not UTF-8 */
+
+			if (s)
+				json_array_set_new(env, idx, s);
+		}
+		p = nl + 1;
+	}
+}
+
 static int work(void *arg, size_t job, char **line, struct sd_error *err)
 {
 	struct batches *b = arg;
@@ -100,20 +125,9 @@ static int work(void *arg, size_t job, char **line, struct sd_error *err)
 	json_decref(texts);
 	if (lint_run_sandbox(b->ev, lang, NULL, plan, per * (double)bt->n + 10.0, &sr, &e) == 0) {
 		ran = true;
-		/* "INDEX ENVELOPE\n" per file that finished; only from a batch that ended normally */
-		for (const char *p = sr.stdout_buf, *end = p + (sr.status == SB_OK ? sr.stdout_len : 0); p && p < end;) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p)), *sp;
-			char *num_end;
-			unsigned long idx;
-
-			if (!nl)
-				break;
-			sp = memchr(p, ' ', (size_t)(nl - p));
-			idx = strtoul(p, &num_end, 10);
-			if (sp && num_end == sp && sp > p && idx < bt->n && json_is_null(json_array_get(env, idx)))
-				json_array_set_new(env, idx, json_stringn(sp + 1, (size_t)(nl - sp - 1)) ?: json_null());
-			p = nl + 1;
-		}
+		/* only from a batch that ended normally */
+		if (sr.status == SB_OK)
+			lint_batch_split(sr.stdout_buf, sr.stdout_len, env);
 	}
 	why = evaluator_lint_warm_error(b->ev);
 	answer = json_pack("{s:s, s:o, s:s}", "id", ran ? sr.id : "", "e", env, "warm", why ? why : "");
