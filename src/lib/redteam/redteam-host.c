@@ -243,7 +243,7 @@ static bool reached(int fd, bool stream)
 }
 
 /* Whether a process of the host has uid UID, or NEEDLE in its command line. */
-static pid_t process_left(unsigned long uid, const char *needle, const char *needle2)
+static pid_t process_left(unsigned long uid, const char *needle, const char *needle2, char *cmd, size_t cmdcap)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -263,6 +263,7 @@ static pid_t process_left(unsigned long uid, const char *needle, const char *nee
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 		if (uid && stat(path, &st) == 0 && st.st_uid == uid) {
+			snprintf(cmd, cmdcap, "uid %lu", uid);
 			found = pid;
 			break;
 		}
@@ -277,8 +278,10 @@ static pid_t process_left(unsigned long uid, const char *needle, const char *nee
 			if (buf[i] == '\0')
 				buf[i] = ' ';
 		buf[n] = '\0';
-		if (strstr(buf, needle) || (needle2 && strstr(buf, needle2)))
+		if (strstr(buf, needle) || (needle2 && strstr(buf, needle2))) {
 			found = pid;
+			snprintf(cmd, cmdcap, "%.80s", buf);
+		}
 	}
 	closedir(d);
 	return found;
@@ -319,7 +322,7 @@ bool rt_host_check(struct rt_host *h, const struct rt_snap *before, const char *
 {
 	struct rt_snap after;
 	size_t start = strlen(why);
-	char hit[PATH_MAX];
+	char hit[PATH_MAX], cmd[96] = "";
 	pid_t left;
 	int st;
 
@@ -360,10 +363,10 @@ bool rt_host_check(struct rt_host *h, const struct rt_snap *before, const char *
 
 		snprintf(runsc_id, sizeof(runsc_id), "sandeval-%s", id && *id ? id : "?");
 		left = process_left(host_uid && host_uid != (unsigned long)geteuid() ? host_uid : 0, h->token,
-				    id && *id ? runsc_id : NULL);
+				    id && *id ? runsc_id : NULL, cmd, sizeof(cmd));
 	}
 	if (left)
-		note(why, cap, "host process %d of the run is still alive", (int)left);
+		note(why, cap, "host process %d of the run is still alive (%s)", (int)left, cmd);
 	if (cgroup_left("/sys/fs/cgroup", h->token, id && *id ? id : NULL, 3, hit, sizeof(hit)))
 		note(why, cap, "cgroup '%s' was left behind", hit);
 	return strlen(why) == start;

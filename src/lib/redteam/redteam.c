@@ -470,7 +470,9 @@ static int run_program(struct redteam *rt, const struct rt_attack *at, struct re
 	}
 	if (res.status == SB_SANDBOX_ERROR)
 		snprintf(r->why, sizeof(r->why), "the sandbox failed: %s", res.error);
-	r->contained = rt_host_check(&rt->host, before, res.id, res.host_uid, both,
+	/* a uid of the run's own only natively (gVisor's Sentry runs as nobody, as other things do) */
+	r->contained = rt_host_check(&rt->host, before, res.id,
+				     strcmp(rt->o.backend, "native") == 0 ? res.host_uid : 0, both,
 				     both ? res.stdout_len + res.stderr_len : 0, r->why, sizeof(r->why)) &&
 		       res.status != SB_SANDBOX_ERROR;
 	s.t = &res.tripwires;
