@@ -14,6 +14,8 @@ void tripwires_init(struct tripwires *t)
 
 static void add_dest(struct tripwires *t, const char *dest)
 {
+	if (!dest)
+		return;
 	for (uint32_t i = 0; i < t->n_destinations; i++)
 		if (strcmp(t->destinations[i], dest) == 0)
 			return;

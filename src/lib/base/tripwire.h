@@ -42,7 +42,8 @@ struct tripwires {
 };
 
 void tripwires_init(struct tripwires *t);
-/* Count one network attempt towards DEST (a text such as "169.254.169.254:80"); METADATA: a metadata probe. */
+/* Count one network attempt towards DEST (a text such as "169.254.169.254:80";
+ * NULL: not known, none kept); METADATA: a metadata probe. */
 void tripwires_network(struct tripwires *t, const char *dest, bool metadata);
 /* Count one refused call of system call NAME. */
 void tripwires_denied(struct tripwires *t, const char *name);

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/gvisor-strace.h"
 #include "sandbox/runrec.h"
 #include "sandbox/sandbox-ctl.h"
 #include "sandbox/sandbox-supervise.h"
@@ -76,6 +77,7 @@
 #define GVISOR_TASKS 256
 #define KVM_VERIFIED "gvisor-kvm-works"
 #define RECORD_TAG "runsc"		/* its lines in run records (runrec.h) */
+#define SENTRY_LOG "sentry.log"		/* the Sentry's debug log: tripwires */
 
 int gvisor_find_runsc(char *buf, size_t size)
 {
@@ -290,8 +292,8 @@ static void kill_sandbox(struct sandbox_ctx *ctx)
 static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int n_cg)
 {
 	struct gvisor *gv = ctx->backend_data;
-	char root[4200], bundle[4200], log[4200], platform[64];
-	const char *argv[20];
+	char root[4200], bundle[4200], log[4200], debug_log[4200], platform[64];
+	const char *argv[24];
 	size_t n = 0;
 	int null;
 
@@ -311,6 +313,7 @@ static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int
 	snprintf(root, sizeof(root), "%s/state", gv->dir);
 	snprintf(bundle, sizeof(bundle), "%s/bundle", gv->dir);
 	snprintf(log, sizeof(log), "--log=%s/runsc.log", gv->dir);
+	snprintf(debug_log, sizeof(debug_log), "--debug-log=%s/" SENTRY_LOG, gv->dir);
 	snprintf(platform, sizeof(platform), "--platform=%s", ctx->res->platform);
 	argv[n++] = gv->runsc;
 	argv[n++] = "--root";
@@ -322,6 +325,14 @@ static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int
 	argv[n++] = "--ignore-cgroups";
 	argv[n++] = "--host-fifo=open";
 	argv[n++] = log;
+	/* tripwires: the Sentry logs the watched calls, seccomp's refusals and
+	 * the tasks' ends into DIR, read once the run is over (gvisor-strace.c) */
+	argv[n++] = "--strace";
+	argv[n++] = "--strace-syscalls=" GVSTRACE_SYSCALLS;
+	argv[n++] = "--debug";
+	argv[n++] = "--debug-command=boot";
+	argv[n++] = "--debug-log-format=json";
+	argv[n++] = debug_log;
 	argv[n++] = "run";
 	argv[n++] = "--bundle";
 	argv[n++] = bundle;
@@ -445,6 +456,27 @@ static int open_stdin(const struct sandbox_config *cfg, struct sd_error *err)
 	return fd;
 }
 
+/* The Sentry serves every call, so no listener sees them: its debug log
+ * does (gvisor-strace.c). Without it (runsc failed early) only the limits
+ * and a fatal call that ended the program, unnamed, are counted. */
+static void count_tripwires(struct sandbox_ctx *ctx)
+{
+	struct gvisor *gv = ctx->backend_data;
+	struct tripwires *t = &ctx->res->tripwires;
+	cleanup_free char *path = xasprintf("%s/" SENTRY_LOG, gv->dir);
+	struct sd_error e = { 0 };
+	uint64_t denied = 0;
+
+	if (!path || gvstrace_read(path, t, &e) < 0) {
+		sandbox_event(ctx, "destroy", "tripwires not counted: %s", path ? e.msg : "out of memory");
+		t->uncounted |= TW_NETWORK | TW_SYSCALLS | TW_WRITES | TW_LINGERING;
+	}
+	for (uint32_t i = 0; i < t->n_denied; i++)
+		denied += t->denied[i].count;
+	if (ctx->res->status == SB_SECCOMP_VIOLATION && denied == 0)
+		tripwires_denied(t, "unknown");
+}
+
 static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
@@ -513,12 +545,7 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		}
 		gv->helper = -1;
 		supervise_finish(&sv, &ru);
-		/* The Sentry serves every call; nothing is shown to a listener
-		 * here: only the limits, and a fatal call that ended the program
-		 * (unnamed), are counted (docs/sandbox.md#tripwires). */
-		ctx->res->tripwires.uncounted |= TW_NETWORK | TW_WRITES | TW_LINGERING;
-		if (ctx->res->status == SB_SECCOMP_VIOLATION)
-			tripwires_denied(&ctx->res->tripwires, "unknown");
+		count_tripwires(ctx);
 		tripwire_finish(ctx, NULL);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {
 			cleanup_free char *mark = xasprintf("%.*s/" KVM_VERIFIED,
