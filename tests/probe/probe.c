@@ -476,8 +476,10 @@ static long sys_bpf(void)
 
 static long sys_setns(void)
 {
+	/* gVisor has no /proc/self/ns: the call is made with -1 then, and the
+	 * filter decides before the descriptor is looked at */
 	int fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -1 : setns(fd, CLONE_NEWUTS);
+	return setns(fd, CLONE_NEWUTS);
 }
 
 static long sys_perf_event_open(void)

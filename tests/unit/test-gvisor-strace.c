@@ -91,6 +91,7 @@ static void test_messages(void **state)
 		"[   3:   4] probe Syscall 165: killed by seccomp",		/* not the message, whole */
 		"[   3:   4] Syscall 165: killed by seccomp",
 		"[   3:   4] Syscall 330: denied by seccomp",			/* pkey_alloc: quiet */
+		"[   3:   4] Syscall 435: denied by seccomp",			/* clone3: ENOSYS, libc falls back */
 		"[   3:   4] Syscall 99999: denied by seccomp",
 		"[   3:   4] Syscall 41: denied by seccomp, and more",
 		/* a read open refused, a write open refused, a write open that worked */
