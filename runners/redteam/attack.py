@@ -354,13 +354,19 @@ def a_disk_fill():
 
 
 def a_inode_bomb():
+    # inodes without end: socket files (bind is not a watched call, so this
+    # runs at the kernel's speed), and empty files now and then
     os.makedirs("/tmp/i", exist_ok=True)
     i = 0
     while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
-            os.close(os.open("/tmp/i/%d" % i, os.O_WRONLY | os.O_CREAT, 0o600))
+            s.bind("/tmp/i/s%d" % i)
+            if i % 64 == 0:
+                os.close(os.open("/tmp/i/%d" % i, os.O_WRONLY | os.O_CREAT, 0o600))
         except OSError:
             pass
+        s.close()
         i += 1
 
 

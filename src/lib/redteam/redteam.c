@@ -38,6 +38,7 @@ struct rt_attack {
 struct redteam {
 	struct redteam_options o;
 	char *runners;
+	char *dir;			/* the catalog's directory: its programs are there */
 	json_t *catalog;
 	json_t *limits;
 	struct rt_attack all[RT_MAX];
@@ -197,6 +198,11 @@ struct redteam *redteam_open(const struct redteam_options *o, struct sd_error *e
 		sd_error_errno(err, ENOMEM, "redteam");
 		goto fail;
 	}
+	{
+		char *slash = strrchr(path, '/');
+
+		rt->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	}
 	rt->catalog = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!rt->catalog) {
 		sd_error_set(err, EINVAL, "cannot read catalog '%s': %s (line %d)", path, je.text, je.line);
@@ -230,6 +236,7 @@ void redteam_free(struct redteam *rt)
 	evaluator_free(rt->ev);
 	json_decref(rt->catalog);
 	free(rt->runners);
+	free(rt->dir);
 	free(rt);
 }
 
@@ -438,7 +445,7 @@ static int run_program(struct redteam *rt, const struct rt_attack *at, struct re
 {
 	static char env_text[8][PATH_MAX + 32];
 	char *env[8];
-	cleanup_free char *script = xasprintf("%s/redteam/%s", rt->runners, at->program);
+	cleanup_free char *script = xasprintf("%s/%s", rt->dir ? rt->dir : ".", at->program);
 	char *argv[] = { "python3", "/work/attack.py", (char *)at->name, rt->host.token, NULL };
 	struct sandbox_file file = { .dest = "attack.py", .src = script };
 	struct sandbox_config cfg;
