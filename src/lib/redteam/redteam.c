@@ -47,6 +47,7 @@ struct redteam {
 	size_t n_sel;
 	struct rt_host host;
 	bool host_open;
+	char env_text[8][PATH_MAX + 32];	/* the attack programs' environment */
 	struct evaluator *ev;
 };
 
@@ -91,10 +92,23 @@ static int check_expect(const json_t *e, const char *where, struct sd_error *err
 			json_array_foreach(v, j, alt)
 				if (check_expect(alt, where, err) < 0)
 					return -1;
-		} else if (strcmp(k, "clean") == 0 ? !json_is_true(v) :
-			   (json_is_integer(v) ? json_integer_value(v) < 1 : !json_is_string(v))) {
-			return sd_error_set(err, EINVAL, "%s: '%s' is neither a name nor a count of at least 1%s", where, k,
-					    strcmp(k, "clean") == 0 ? " (clean: true)" : "");
+		} else if (strcmp(k, "clean") == 0) {
+			if (!json_is_true(v))
+				return sd_error_set(err, EINVAL, "%s: 'clean' can only be true", where);
+		} else if (i < 5 && k[0] != 'd') {	/* the counters */
+			if (!json_is_integer(v) || json_integer_value(v) < 1)
+				return sd_error_set(err, EINVAL, "%s: '%s' is not a count of at least 1", where, k);
+		} else if (!json_is_string(v)) {
+			return sd_error_set(err, EINVAL, "%s: '%s' is not a name", where, k);
+		} else if (strcmp(k, "limit_hits") == 0) {
+			unsigned b;
+
+			for (b = 1; b <= TW_LIMIT_FILE_SIZE && strcmp(tripwire_limit_name(b), json_string_value(v)) != 0;
+			     b <<= 1)
+				;
+			if (b > TW_LIMIT_FILE_SIZE)
+				return sd_error_set(err, EINVAL, "%s: no limit '%s' (cpu, memory, pids, output, file_size)",
+						    where, json_string_value(v));
 		}
 	}
 	return 0;
@@ -443,7 +457,6 @@ static void compact(const json_t *e, char *buf, size_t cap)
 static int run_program(struct redteam *rt, const struct rt_attack *at, struct redteam_result *r,
 		       const struct rt_snap *before, struct sd_error *err)
 {
-	static char env_text[8][PATH_MAX + 32];
 	char *env[8];
 	cleanup_free char *script = xasprintf("%s/%s", rt->dir ? rt->dir : ".", at->program);
 	char *argv[] = { "python3", "/work/attack.py", (char *)at->name, rt->host.token, NULL };
@@ -452,12 +465,11 @@ static int run_program(struct redteam *rt, const struct rt_attack *at, struct re
 	struct sandbox_result res;
 	struct seen s = { 0 };
 	cleanup_free char *both = NULL;
-	size_t n_env = rt_host_env(&rt->host, env_text, 8);
+	size_t n_env = rt_host_env(&rt->host, rt->env_text, 8);
 	char miss[256] = "";
 
 	for (size_t k = 0; k < n_env; k++)
-		env[k] = env_text[k];
-	argv[2] = (char *)at->name;
+		env[k] = rt->env_text[k];
 	sandbox_config_init(&cfg);
 	cfg.backend = rt->o.backend;
 	cfg.argv = argv;
