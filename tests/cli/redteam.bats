@@ -157,20 +157,26 @@ need_gvisor() {
 
 # bats test_tags=root
 @test "a host process killed during an attack makes it not contained" {
+	# an attack that lasts its 6 s of wall clock (no counter moves: detected as clean)
+	catalog_of '[{"name": "cpu-spin", "class": "dos", "description": "x", "program": "attack.py", "stopped_by": "x",
+		"limits": {"cpu_time": 60, "wall_time": 6}, "expect": {"clean": true}}]'
+	"$SANDEVAL" redteam --json --catalog test-catalog.json >stdout.txt 2>stderr.txt &
+	local pid=$! child found= i
 	# the sentinel: sandeval's child outside any namespace of a sandbox (one NSpid)
-	"$SANDEVAL" redteam --json --only inode-bomb >stdout.txt 2>stderr.txt &
-	local pid=$! child found=
-	sleep 2
-	for child in $(pgrep -P "$pid"); do
-		[[ $(awk '/^NSpid:/ {print NF}' "/proc/$child/status" 2>/dev/null) == 2 ]] || continue
-		grep -q redteam "/proc/$child/cmdline" 2>/dev/null || continue
-		kill -9 "$child" && found=$child
+	for ((i = 0; i < 50 && !found; i++)); do
+		sleep 0.1
+		for child in $(pgrep -P "$pid"); do
+			[[ $(awk '/^NSpid:/ {print NF}' "/proc/$child/status" 2>/dev/null) == 2 ]] || continue
+			grep -q redteam "/proc/$child/cmdline" 2>/dev/null || continue
+			kill -9 "$child" && found=$child
+		done
 	done
 	wait "$pid" && rc=0 || rc=$?
-	[[ -n $found ]] || rflunk "no sentinel found among $(pgrep -P "$pid" | tr '\n' ' ')"
+	[[ -n $found ]] || rflunk "no sentinel found"
 	((rc == 1)) || rflunk "exit $rc, want 1"
 	[[ $(jq -r '.[0].contained' stdout.txt) == false && $(jq -r '.[0].why' stdout.txt) == *"sentinel"* ]] ||
 		rflunk "the killed sentinel was not noticed"
+	[[ $(jq -r '.[0].detected' stdout.txt) == true ]] || rflunk "the attack itself was judged wrongly"
 }
 
 # bats test_tags=unprivileged
