@@ -145,6 +145,74 @@ open("/dev/null", "w").write("n"); print("done")'
 	report_cases
 }
 
+# py_net MODE [NAME]: python sending over UDP: sendmsg-meta (sendmsg to
+# 169.254.169.254:80), sendmsg NAME (a DNS query for NAME to 10.0.0.1:53),
+# sendto NAME (the query to 127.0.0.1:53), gai NAME (socket.getaddrinfo).
+py_net() {
+	sbx -- python3 -c '
+import socket, struct, sys
+def q(name):
+    h = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
+    return h + b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+mode, name = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    if mode == "sendmsg-meta": s.sendmsg([b"x"], [], 0, ("169.254.169.254", 80))
+    elif mode == "sendmsg": s.sendmsg([q(name)], [], 0, ("10.0.0.1", 53))
+    elif mode == "sendto": s.sendto(q(name), ("127.0.0.1", 53))
+    elif mode == "gai": socket.getaddrinfo(name, 80)
+except OSError as e: print(e)
+print("done")' "$1" "${2:-x}"
+	[[ $(j .status) == ok ]] || case_fail "py_net $*: status $(j .status): $(j .stdout) $(j .stderr)"
+}
+
+@test "sendmsg with an address is a network attempt; its destination and DNS query where the backend sees them" {
+	py_net sendmsg-meta
+	if is_gvisor; then
+		# runsc's strace prints the header's pointer to the address, not the address
+		[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == '[1,[],0]' ]] || case_fail "sendmsg-meta: $(tw .)"
+	else
+		[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == '[1,["169.254.169.254:80"],1]' ]] ||
+			case_fail "sendmsg-meta: $(tw .)"
+	fi
+	py_net sendmsg example.com
+	want='[1,["10.0.0.1:53"],0]'
+	is_gvisor && want='[1,[],0]'
+	[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == "$want" ]] || case_fail "sendmsg: $(tw .), want $want"
+	# a DNS query for a metadata host name: gVisor's strace shows sendmsg's buffers (not sendto's, not sendmmsg's)
+	py_net sendmsg metadata.google.internal
+	want='[1,["10.0.0.1:53"],1]'
+	is_gvisor && want='[1,[],1]'
+	[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == "$want" ]] ||
+		case_fail "sendmsg DNS query: $(tw .), want $want"
+	report_cases
+}
+
+# gVisor's log shows neither sendto's nor sendmmsg's buffers (the sendmsg case is above)
+# bats test_tags=native
+@test "a DNS query for a metadata host name is a metadata probe: raw, and through getaddrinfo" {
+	local name
+	for name in metadata.google.internal METADATA.goog metadata instance-data.ec2.internal metadata.azure.com; do
+		py_net sendto "$name"
+		[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == '[1,["127.0.0.1:53"],1]' ]] ||
+			case_fail "sendto query $name: $(tw .)"
+	done
+	py_net sendmsg metadata.google.internal
+	[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == '[1,["10.0.0.1:53"],1]' ]] ||
+		case_fail "sendmsg query: $(tw .)"
+	for name in example.com metadata.example.com google.internal; do
+		py_net sendto "$name"
+		[[ $(tw '[.network_attempts, .metadata_probes]') == '[1,0]' ]] || case_fail "sendto query $name: $(tw .)"
+	done
+	# no resolv.conf in the sandbox: glibc asks 127.0.0.1:53, connected, by sendmmsg
+	py_net gai metadata.google.internal
+	[[ $(tw '.metadata_probes > 0 and .network_attempts >= .metadata_probes') == true &&
+		$(tw .destinations) == '["127.0.0.1:53"]' ]] || case_fail "getaddrinfo metadata.google.internal: $(tw .)"
+	py_net gai example.com
+	[[ $(tw '.metadata_probes == 0 and .network_attempts > 0') == true ]] || case_fail "getaddrinfo example.com: $(tw .)"
+	report_cases
+}
+
 # ---------------------------------------------------------------- writes
 
 @test "writes outside /work and /tmp are counted, whatever the path's form; writes inside are not" {

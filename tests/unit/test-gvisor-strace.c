@@ -88,6 +88,19 @@ static void test_messages(void **state)
 		"[   3:   3] probe X connect(0x3 socket:[1], 0x7f {Family: AF_INET, Addr: 169.254.169.254, Port: 80}, 0x10) = 0 (0x0) errno=113 (no route to host) (1µs)",
 		"[   3:   3] probe E sendto(0x3 socket:[1], 0x49, 0x1, 0x0, 0x7f {Family: AF_INET6, Addr: ::ffff:169.254.169.254, Port: 53}, 0x1c)",
 		"[   3:   3] probe E sendmsg(0x3 socket:[1], 0x7f {name=0x0, namelen=0, iovecs=0x7f {base=0x1, len=1, \"x\"}, control={0x0 }, flags=0}, 0x0)",
+		/* a DNS query for metadata.google.internal, as Go quotes it: to an address, and on a connected socket */
+		"[   3:   3] probe E sendmsg(0x3 socket:[1], 0x7f {name=0x7f, namelen=16, iovecs=0x7f {base=0x1, len=42, "
+		"\"\\x124\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\bmetadata\\x06google\\binternal\\x00\\x00\\x01\\x00\\x01\"}, "
+		"control={0x0 }, flags=0}, 0x0)",
+		"[   3:   3] probe E sendmsg(0x3 socket:[1], 0x7f {name=0x0, namelen=0, iovecs=0x7f {base=0x1, len=42, "
+		"\"\\x124\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\bMETADATA\\x06google\\binternal\\x00\\x00\\x01\\x00\\x01\"}, "
+		"control={0x0 }, flags=0}, 0x0)",
+		/* the same cut short (no closing quote), and with a bad escape: no probe, no count without an address */
+		"[   3:   3] probe E sendmsg(0x3 socket:[1], 0x7f {name=0x0, namelen=0, iovecs=0x7f {base=0x1, len=42, "
+		"\"\\x124\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\bmetadata\\x06google\\binternal\\x00\\x00\\x01\\x00\\x01",
+		"[   3:   3] probe E sendmsg(0x3 socket:[1], 0x7f {name=0x0, namelen=0, iovecs=0x7f {base=0x1, len=42, "
+		"\"\\x124\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\bmetadata\\x06google\\binternal\\q\\x00\\x01\\x00\\x01\"}, "
+		"control={0x0 }, flags=0}, 0x0)",
 		"[   3:   4] probe Syscall 165: killed by seccomp",		/* not the message, whole */
 		"[   3:   4] Syscall 165: killed by seccomp",
 		"[   3:   4] Syscall 330: denied by seccomp",			/* pkey_alloc: quiet */
@@ -107,8 +120,8 @@ static void test_messages(void **state)
 		"[   5:   5] Transitioning from exit state TaskExitNone to TaskExitInitiated",
 		NULL,
 	});
-	assert_int_equal(t.network_attempts, 2);
-	assert_int_equal(t.metadata_probes, 2);
+	assert_int_equal(t.network_attempts, 4);
+	assert_int_equal(t.metadata_probes, 4);
 	assert_int_equal(t.n_destinations, 2);
 	assert_string_equal(t.destinations[0], "169.254.169.254:80");
 	assert_string_equal(t.destinations[1], "[::ffff:169.254.169.254]:53");

@@ -144,6 +144,68 @@ static void test_json_refused(void **state)
 	json_decref(o);
 }
 
+/* A DNS query for NAME (labels from its dots), header FLAGS, QDCOUNT QD, into BUF; its length. */
+static size_t dns_query(unsigned char *buf, const char *name, unsigned flags, unsigned qd)
+{
+	size_t at = 12;
+
+	memset(buf, 0, 12);
+	buf[0] = 0x12;
+	buf[2] = (unsigned char)(flags >> 8);
+	buf[3] = (unsigned char)flags;
+	buf[5] = (unsigned char)qd;
+	while (*name) {
+		size_t n = strcspn(name, ".");
+
+		buf[at++] = (unsigned char)n;
+		memcpy(buf + at, name, n);
+		at += n;
+		name += n + (name[n] == '.');
+	}
+	buf[at++] = 0;
+	memcpy(buf + at, "\0\1\0\1", 4);
+	return at + 4;
+}
+
+static void test_dns_metadata(void **state)
+{
+	unsigned char q[512];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; tripwire_metadata_names[i]; i++) {
+		n = dns_query(q, tripwire_metadata_names[i], 0x0100, 1);
+		assert_true(tripwires_dns_metadata(q, n));
+		assert_false(tripwires_dns_metadata(q, n - 1));	/* QCLASS cut short */
+	}
+	n = dns_query(q, "Metadata.Google.Internal", 0x0100, 1);
+	assert_true(tripwires_dns_metadata(q, n));
+	/* other names, a name that only begins or ends like one, a response, no question, another opcode */
+	n = dns_query(q, "example.com", 0x0100, 1);
+	assert_false(tripwires_dns_metadata(q, n));
+	n = dns_query(q, "metadata.google.internal.example.com", 0x0100, 1);
+	assert_false(tripwires_dns_metadata(q, n));
+	n = dns_query(q, "x.metadata.goog", 0x0100, 1);
+	assert_false(tripwires_dns_metadata(q, n));
+	n = dns_query(q, "metadata.goog", 0x8180, 1);
+	assert_false(tripwires_dns_metadata(q, n));
+	n = dns_query(q, "metadata.goog", 0x0100, 0);
+	assert_false(tripwires_dns_metadata(q, n));
+	n = dns_query(q, "metadata.goog", 0x2800, 1);	/* opcode 5: an update */
+	assert_false(tripwires_dns_metadata(q, n));
+	/* a label holding a dot is not two labels */
+	n = dns_query(q, "metadata", 0x0100, 1);
+	q[12] = 13;
+	memcpy(q + 13, "metadata.goog", 13);
+	memcpy(q + 26, "\0\0\1\0\1", 5);
+	assert_false(tripwires_dns_metadata(q, 31));
+	/* a compression pointer; nothing; too short */
+	memcpy(q + 12, "\xc0\x0c\0\1\0\1", 6);
+	assert_false(tripwires_dns_metadata(q, 18));
+	assert_false(tripwires_dns_metadata(NULL, 0));
+	assert_false(tripwires_dns_metadata(q, 12));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_refused),
+		cmocka_unit_test(test_dns_metadata),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,56 @@ void tripwires_network(struct tripwires *t, const char *dest, bool metadata)
 	add_dest(t, dest);
 }
 
+/* Cloud metadata services by name: Google (metadata.google.internal,
+ * metadata.goog, and the bare "metadata" its guests resolve), AWS
+ * (instance-data, instance-data.ec2.internal), Azure (metadata.azure.com),
+ * Equinix Metal (metadata.packet.net, metadata.platformequinix.com). The
+ * addresses (169.254.169.254, fd00:ec2::254) are counted as addresses. */
+const char *const tripwire_metadata_names[] = {
+	"metadata.google.internal", "metadata.goog", "metadata", "instance-data",
+	"instance-data.ec2.internal", "metadata.azure.com", "metadata.packet.net",
+	"metadata.platformequinix.com", NULL,
+};
+
+bool tripwires_dns_metadata(const void *payload, size_t len)
+{
+	const unsigned char *p = payload;
+	char name[256];
+	size_t at = 12, out = 0;
+
+	/* header: QR (the top bit of byte 2) clear, opcode 0 (a standard query), QDCOUNT >= 1 */
+	if (!p || len < 12 + 1 + 4 || (p[2] & 0xf8) != 0 || (p[4] == 0 && p[5] == 0))
+		return false;
+	for (;;) {
+		size_t n;
+
+		if (at >= len)
+			return false;
+		n = p[at++];
+		if (n == 0)
+			break;
+		if (n > 63 || at + n > len || out + n + 1 >= sizeof(name))
+			return false;	/* a pointer (0xc0) or a longer label: not a plain question */
+		if (out)
+			name[out++] = '.';
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = p[at + i];
+
+			if (c == '.' || c == '\0')
+				return false;
+			name[out++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+		}
+		at += n;
+	}
+	if (at + 4 > len || out == 0)
+		return false;	/* QTYPE and QCLASS must follow */
+	name[out] = '\0';
+	for (size_t i = 0; tripwire_metadata_names[i]; i++)
+		if (strcmp(name, tripwire_metadata_names[i]) == 0)
+			return true;
+	return false;
+}
+
 static void add_denied(struct tripwires *t, const char *name, uint32_t count)
 {
 	uint32_t i;

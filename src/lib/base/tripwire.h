@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TRIPWIRE_DESTS 4	/* destinations kept of network attempts (the first ones) */
@@ -45,6 +46,13 @@ void tripwires_init(struct tripwires *t);
 /* Count one network attempt towards DEST (a text such as "169.254.169.254:80";
  * NULL: not known, none kept); METADATA: a metadata probe. */
 void tripwires_network(struct tripwires *t, const char *dest, bool metadata);
+/* Whether the LEN bytes at PAYLOAD are a DNS query (RFC 1035: a header with
+ * QR clear and at least one question) whose first question names a cloud
+ * metadata host (tripwire_metadata_names, in any letter case). Reads at
+ * most LEN bytes; anything else is false. */
+bool tripwires_dns_metadata(const void *payload, size_t len);
+/* The names that count, NULL-terminated. */
+extern const char *const tripwire_metadata_names[];
 /* Count one refused call of system call NAME. */
 void tripwires_denied(struct tripwires *t, const char *name);
 /* Add SRC's counts to DST (a sample's sandboxes together). */

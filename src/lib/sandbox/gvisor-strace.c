@@ -253,15 +253,93 @@ static bool note_destination(struct gvstrace *g, struct span args)
 	return true;
 }
 
-/* sendmsg: "(0xFD socket:[N], 0xADDR {name=0xNAME, namelen=N, ..." with
- * N > 0: an address, which the log does not show. The first such header:
- * only a descriptor that is not a socket (its path printed) can come first. */
+/* A Go-quoted string ("..." as strconv.Quote writes it) at the start of S:
+ * its bytes into OUT (at most CAP, the rest dropped), their number; -1 when
+ * S does not start with one. */
+static long go_unquote(struct span s, unsigned char *out, size_t cap)
+{
+	size_t n = 0, i = 1;
+
+	if (!starts(s, "\""))
+		return -1;
+	while (i < s.n && s.p[i] != '"') {
+		unsigned long v;
+		size_t digits = 0;
+		char c = s.p[i++];
+
+		if (c == '\\') {
+			static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"''";
+			const char *e;
+
+			if (i >= s.n)
+				return -1;
+			c = s.p[i++];
+			e = c ? strchr(simple, c) : NULL;
+			if (e && (e - simple) % 2 == 0) {
+				c = e[1];
+			} else if (c == 'x' || c == 'u' || c == 'U') {
+				digits = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+				v = 0;
+				for (size_t k = 0; k < digits; k++, i++) {
+					char h = i < s.n ? s.p[i] : '\0';
+
+					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+						return -1;
+					v = v * 16 + (unsigned long)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+				}
+				if (digits == 2) {
+					c = (char)v;
+				} else {
+					/* a rune: its UTF-8 bytes (a DNS name has none that count) */
+					unsigned char u[4];
+					size_t k = 0;
+
+					if (v > 0x10ffff)
+						return -1;
+					if (v < 0x80) {
+						u[k++] = (unsigned char)v;
+					} else if (v < 0x800) {
+						u[k++] = (unsigned char)(0xc0 | (v >> 6));
+						u[k++] = (unsigned char)(0x80 | (v & 0x3f));
+					} else if (v < 0x10000) {
+						u[k++] = (unsigned char)(0xe0 | (v >> 12));
+						u[k++] = (unsigned char)(0x80 | ((v >> 6) & 0x3f));
+						u[k++] = (unsigned char)(0x80 | (v & 0x3f));
+					} else {
+						u[k++] = (unsigned char)(0xf0 | (v >> 18));
+						u[k++] = (unsigned char)(0x80 | ((v >> 12) & 0x3f));
+						u[k++] = (unsigned char)(0x80 | ((v >> 6) & 0x3f));
+						u[k++] = (unsigned char)(0x80 | (v & 0x3f));
+					}
+					for (size_t m = 0; m < k; m++)
+						if (n < cap)
+							out[n++] = u[m];
+					continue;
+				}
+			} else {
+				return -1;
+			}
+		}
+		if (n < cap)
+			out[n++] = (unsigned char)c;
+	}
+	return i < s.n ? (long)n : -1;
+}
+
+/* sendmsg: "(0xFD socket:[N], 0xADDR {name=0xNAME, namelen=N, iovecs=0xV
+ * {base=0xB, len=L, "DATA"}, ..." The address is not in the log: with
+ * N > 0 an attempt without a destination. The first buffer, quoted: a DNS
+ * query for a metadata host name makes it a probe (also without an
+ * address: a connected socket). The first header counts: only a descriptor
+ * that is not a socket (its path printed) can come before it. */
 static bool note_sendmsg(struct gvstrace *g, struct span args)
 {
-	static const char key[] = " {name=0x";
+	static const char key[] = " {name=0x", iov[] = ", iovecs=0x";
 	const char *p = memmem(args.p, args.n, key, sizeof(key) - 1);
+	unsigned char data[512];
 	struct span s;
-	long n;
+	long n, got;
+	bool dns = false;
 
 	if (!p)
 		return false;
@@ -272,9 +350,32 @@ static bool note_sendmsg(struct gvstrace *g, struct span args)
 	if (!starts(s, ", namelen="))
 		return false;
 	s.p += 10, s.n -= 10;
-	if (!number(&s, &n) || n <= 0)
+	if (!number(&s, &n))
 		return false;
-	tripwires_network(g->t, NULL, false);
+	if (starts(s, iov)) {
+		s.p += sizeof(iov) - 1, s.n -= sizeof(iov) - 1;
+		s.p += span_in(s, "0123456789abcdef");
+		s.n = args.n - (size_t)(s.p - args.p);
+		if (starts(s, " {base=0x")) {
+			s.p += 9, s.n -= 9;
+			s.p += span_in(s, "0123456789abcdef");
+			s.n = args.n - (size_t)(s.p - args.p);
+			if (starts(s, ", len=0x") || starts(s, ", len=")) {
+				long len;
+
+				s.p += starts(s, ", len=0x") ? 8 : 6;
+				s.n = args.n - (size_t)(s.p - args.p);
+				if (number(&s, &len) && starts(s, ", ")) {
+					s.p += 2, s.n -= 2;
+					got = go_unquote(s, data, sizeof(data));
+					dns = got > 0 && tripwires_dns_metadata(data, (size_t)got);
+				}
+			}
+		}
+	}
+	if (n <= 0 && !dns)
+		return false;
+	tripwires_network(g->t, NULL, dns);
 	return true;
 }
 

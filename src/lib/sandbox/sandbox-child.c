@@ -474,7 +474,7 @@ static void send_listener(int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(args->notify_sock, &mh, MSG_NOSIGNAL) != 1)
+	if (sendmsg(args->notify_sock, &mh, SYSFILTER_HANDOVER_FLAGS) != 1)
 		die("cannot hand the seccomp listener to the supervisor");
 	close(fd);
 	close(args->notify_sock);

@@ -23,7 +23,9 @@
  * once the program was executed, "E" for a setup failure, "S wstatus" when
  * it ended: the program never holds it, so it cannot forge it), and in, out,
  * err, the program's only descriptors. runsc's own stdio go to /dev/null and
- * its log to DIR/runsc.log, never into the program's output.
+ * its log to DIR/runsc.log, never into the program's output. The Sentry's
+ * debug log (strace of the watched calls, seccomp refusals, task ends) goes
+ * to DIR/sentry.log, read after the run for the tripwires (gvisor-strace.c).
  *
  * Who kills whom. The supervisor owns the clock, exactly as for native
  * (sandbox-supervise.c): wall clock, output caps and the cgroup's CPU time,
@@ -41,7 +43,7 @@
  * tree (the rootless path is kept for delegated cgroups).
  *
  * Residue. DIR (<state dir>/<id>.gvisor: bundle, runsc state, FIFOs, copies
- * of the --file sources, runsc's log) is noted in the run's gc record with
+ * of the --file sources, runsc's and the Sentry's logs) is noted in the run's gc record with
  * the runsc binary; destroy, or `sandeval gc` after a SIGKILL, kills the
  * cgroups, runs `runsc delete --force` and removes DIR. runsc makes no
  * cgroups of its own (--ignore-cgroups) and no mounts outside its sandbox.

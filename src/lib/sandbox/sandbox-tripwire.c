@@ -9,7 +9,9 @@
  * filter's SECCOMP_RET_KILL_PROCESS would (SIGKILL when the caller catches,
  * blocks or ignores SIGSYS); (3) socket() of families the filter refuses
  * (netlink and packet count as network attempts), connect() and sendto()
- * with an address, which continue after their destination is noted; (4)
+ * with an address, sendmsg() and sendmmsg() (the filter cannot see whether
+ * their headers name an address), which continue after their destination,
+ * and whether they carry a DNS query for a metadata host name, are noted; (4)
  * calls that create or change a file by path, which continue after the
  * path is checked against the writable directories (the mounts and Landlock
  * refuse the others: writes_denied). Continued calls are never decided here:
@@ -290,8 +292,9 @@ static void check_paths(struct tripwire_watch *w, const struct sysfilter_path_ca
 		w->t->writes_denied++;
 }
 
-/* The destination of a connect or sendto: inet and inet6 count. */
-static void note_destination(struct tripwire_watch *w, uint64_t addr, uint64_t len)
+/* The destination of a connect, sendto, sendmsg or sendmmsg: inet and inet6
+ * count; DNS: the message is a DNS query for a metadata host name. */
+static void note_destination(struct tripwire_watch *w, uint64_t addr, uint64_t len, bool dns)
 {
 	struct sockaddr_storage ss = { 0 };
 	char ip[INET6_ADDRSTRLEN], dest[TRIPWIRE_DEST_LEN];
@@ -305,15 +308,61 @@ static void note_destination(struct tripwire_watch *w, uint64_t addr, uint64_t l
 
 		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
 		snprintf(dest, sizeof(dest), "%s:%u", ip, ntohs(in->sin_port));
-		tripwires_network(w->t, dest, strcmp(ip, "169.254.169.254") == 0);
+		tripwires_network(w->t, dest, dns || strcmp(ip, "169.254.169.254") == 0);
 	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
 
 		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
 		snprintf(dest, sizeof(dest), "[%s]:%u", ip, ntohs(in6->sin6_port));
-		tripwires_network(w->t, dest, strcmp(ip, "fd00:ec2::254") == 0 ||
+		tripwires_network(w->t, dest, dns || strcmp(ip, "fd00:ec2::254") == 0 ||
 					      strcmp(ip, "::ffff:169.254.169.254") == 0);
 	}
+}
+
+/* Whether the LEN bytes the caller sends from BUF are a DNS query for a
+ * metadata host name (the first DNS_PEEK bytes: a question fits). */
+#define DNS_PEEK 512
+static bool dns_metadata(struct tripwire_watch *w, uint64_t buf, uint64_t len)
+{
+	unsigned char q[DNS_PEEK];
+	size_t n = len < sizeof(q) ? (size_t)len : sizeof(q);
+
+	return n >= 17 && peek(w, TW_NETWORK, buf, q, n) && tripwires_dns_metadata(q, n);
+}
+
+/* One message sent: to ADDR (ADDRLEN bytes; none: a connected socket, whose
+ * connect was counted), its first bytes at BUF (BUFLEN). A DNS query for a
+ * metadata host name on a connected socket is one more attempt, a probe. */
+static void note_message(struct tripwire_watch *w, uint64_t addr, uint64_t addrlen, uint64_t buf, uint64_t buflen)
+{
+	bool dns = dns_metadata(w, buf, buflen);
+
+	if (addr && addrlen)
+		note_destination(w, addr, addrlen, dns);
+	else if (dns)
+		tripwires_network(w->t, NULL, true);
+}
+
+/* A struct msghdr of the caller's at ADDR: its destination and first buffer. */
+static void note_msghdr(struct tripwire_watch *w, uint64_t addr)
+{
+	struct msghdr mh;
+	struct iovec iov = { 0 };
+
+	if (!peek(w, TW_NETWORK, addr, &mh, sizeof(mh)))
+		return;
+	if (mh.msg_iovlen > 0 && !peek(w, TW_NETWORK, (uint64_t)(uintptr_t)mh.msg_iov, &iov, sizeof(iov)))
+		iov = (struct iovec){ 0 };
+	note_message(w, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen, (uint64_t)(uintptr_t)iov.iov_base,
+		     iov.iov_len);
+}
+
+/* sendmmsg: the first SENDMMSG_MAX messages of the vector. */
+#define SENDMMSG_MAX 8
+static void note_mmsghdrs(struct tripwire_watch *w, uint64_t vec, uint64_t vlen)
+{
+	for (uint64_t i = 0; i < vlen && i < SENDMMSG_MAX; i++)
+		note_msghdr(w, vec + i * sizeof(struct mmsghdr));
 }
 
 /* The fields of /proc/TID/status the end of a caller needs. */
@@ -422,8 +471,17 @@ void tripwire_watch_handle(struct tripwire_watch *w)
 		end_caller(w);
 		return;
 	}
-	if (nr == SYS_connect || nr == SYS_sendto) {
-		note_destination(w, req->data.args[nr == SYS_connect ? 1 : 4], req->data.args[nr == SYS_connect ? 2 : 5]);
+	if (nr == SYS_connect) {
+		note_destination(w, req->data.args[1], req->data.args[2], false);
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else if (nr == SYS_sendto) {
+		note_message(w, req->data.args[4], req->data.args[5], req->data.args[1], req->data.args[2]);
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else if (nr == SYS_sendmsg || nr == SYS_sendmmsg) {
+		if (nr == SYS_sendmsg)
+			note_msghdr(w, req->data.args[1]);
+		else
+			note_mmsghdrs(w, req->data.args[1], req->data.args[2]);
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	} else if (nr == SYS_socket) {
 		int family = (int)req->data.args[0];

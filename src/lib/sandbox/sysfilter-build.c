@@ -74,7 +74,8 @@ static bool watched(const char *name)
 	for (size_t i = 0; sysfilter_path_calls[i].name; i++)
 		if (strcmp(name, sysfilter_path_calls[i].name) == 0)
 			return true;
-	return strcmp(name, "connect") == 0 || strcmp(name, "sendto") == 0 || strcmp(name, "seccomp") == 0 ||
+	return strcmp(name, "connect") == 0 || strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
+	       strcmp(name, "sendmmsg") == 0 || strcmp(name, "seccomp") == 0 ||
 	       strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 || strcmp(name, "creat") == 0;
 }
 
@@ -113,6 +114,10 @@ static int add_notify_rules(scmp_filter_ctx ctx)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags, 0));
 	if (r == 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_EQ, 0));
+	/* the child hands its listener over by sendmsg, which nobody could answer yet */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendmsg), 1,
+				     SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)SYSFILTER_HANDOVER_FLAGS));
 	/* A filter of the program's own with a listener could answer "continue"
 	 * to calls this filter watches: seccomp() asking for one goes to the
 	 * supervisor, which refuses it (EPERM) and counts it. */

@@ -3,8 +3,16 @@
 #define SANDEVAL_SYSFILTER_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include "base/error.h"
+
+/* The flags of the one sendmsg the notifying filter lets through unseen:
+ * the child's handing over of its listener (before the program runs, and
+ * before anyone reads the listener). MSG_CONFIRM means nothing to the unix
+ * socket it goes on. A program that sends with exactly these flags is not
+ * looked at (docs/sandbox.md#tripwires). */
+#define SYSFILTER_HANDOVER_FLAGS (MSG_NOSIGNAL | MSG_DONTWAIT | MSG_CONFIRM)
 
 /* A compiled filter, installed by each sandbox. */
 struct sysfilter;
@@ -14,7 +22,7 @@ struct sysfilter;
 const struct sysfilter *sysfilter_prebuilt(void);
 /* Its notifying variant (tripwires, sandbox-tripwire.c): the same calls
  * allowed, but whatever the plain filter refuses, and the calls of
- * sysfilter_path_calls, connect and sendto with an address, go to the
+ * sysfilter_path_calls, connect, sendto with an address, sendmsg and sendmmsg, go to the
  * supervisor through a listener (SECCOMP_RET_USER_NOTIF), which counts them
  * and answers as the plain filter would (EPERM; SIGSYS for the fatal calls;
  * the watched allowed calls continue). */
