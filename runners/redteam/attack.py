@@ -299,6 +299,12 @@ def a_metadata_udp():
     attempt("imds_mapped", lambda: socket.create_connection(("::ffff:169.254.169.254", 80), timeout=0.5) and None)
 
 
+def a_metadata_dns():
+    # the metadata service by name, as cloud SDKs find it
+    for name in ("metadata.google.internal", "instance-data.ec2.internal"):
+        attempt("resolve " + name, lambda n=name: socket.getaddrinfo(n, 80) and None)
+
+
 # ---------------------------------------------------------------- denial of service
 
 def a_fork_bomb():
