@@ -358,13 +358,9 @@ bool rt_host_check(struct rt_host *h, const struct rt_snap *before, const char *
 		note(why, cap, "the host sentinel process %d was killed", (int)h->sentinel);
 		h->sentinel = -1;
 	}
-	{
-		char runsc_id[64];
-
-		snprintf(runsc_id, sizeof(runsc_id), "sandeval-%s", id && *id ? id : "?");
-		left = process_left(host_uid && host_uid != (unsigned long)geteuid() ? host_uid : 0, h->token,
-				    id && *id ? runsc_id : NULL, cmd, sizeof(cmd));
-	}
+	/* the run's id is in runsc's command lines (its state directory, the container's name) */
+	left = process_left(host_uid && host_uid != (unsigned long)geteuid() ? host_uid : 0, h->token,
+			    id && *id ? id : NULL, cmd, sizeof(cmd));
 	if (left)
 		note(why, cap, "host process %d of the run is still alive (%s)", (int)left, cmd);
 	if (cgroup_left("/sys/fs/cgroup", h->token, id && *id ? id : NULL, 3, hit, sizeof(hit)))

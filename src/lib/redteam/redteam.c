@@ -530,7 +530,7 @@ static int run_eval(struct redteam *rt, const struct rt_attack *at, struct redte
 	struct sample_result sr = { 0 };
 	json_t *samples = json_pack("[O]", json_object_get(at->eval, "sample"));
 	struct seen s = { 0 };
-	char miss[256] = "", extra[64];
+	char miss[256] = "", extra[64], first_id[40];
 	int ret = -1;
 
 	if (!rt->ev) {
@@ -558,7 +558,10 @@ static int run_eval(struct redteam *rt, const struct rt_attack *at, struct redte
 	s.verdict = verdict_of(&sr);
 	s.t = &sr.tripwires;
 	r->status = s.verdict;
-	r->contained = rt_host_check(&rt->host, before, "", 0, NULL, 0, r->why, sizeof(r->why));
+	/* the first of the sample's sandboxes (its tests'), by id */
+	snprintf(first_id, sizeof(first_id), "%.*s", (int)strcspn(sr.sandbox_ids ? sr.sandbox_ids : "", ","),
+		 sr.sandbox_ids ? sr.sandbox_ids : "");
+	r->contained = rt_host_check(&rt->host, before, first_id, 0, NULL, 0, r->why, sizeof(r->why));
 	if (sr.passed || strcmp(s.verdict, "partly-passed") == 0) {
 		snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why), "%sthe forged sample was scored as passing",
 			 r->why[0] ? "; " : "");
