@@ -179,6 +179,22 @@ need_gvisor() {
 	[[ $(jq -r '.[0].detected' stdout.txt) == true ]] || rflunk "the attack itself was judged wrongly"
 }
 
+# bats test_tags=root
+@test "a mount appearing on the host during an attack makes it not contained" {
+	# in a mount namespace of this test's own (the machine's mount table is never touched):
+	# sandeval redteam judges from there, and the test mounts a tmpfs on /mnt mid-attack
+	catalog_of '[{"name": "cpu-spin", "class": "dos", "description": "x", "program": "attack.py", "stopped_by": "x",
+		"limits": {"cpu_time": 60, "wall_time": 4}, "expect": {"clean": true}}]'
+	SANDEVAL=$SANDEVAL unshare -m --propagation private sh -c '
+		"$SANDEVAL" redteam --json --catalog test-catalog.json >stdout.txt 2>stderr.txt &
+		sleep 1.5
+		mount -t tmpfs redteam-test /mnt
+		wait $!' && rc=0 || rc=$?
+	((rc == 1)) || rflunk "exit $rc, want 1"
+	[[ $(jq -r '.[0].contained' stdout.txt) == false && $(jq -r '.[0].why' stdout.txt) == *"a mount on the host's '/mnt'"* ]] ||
+		rflunk "the new mount was not noticed"
+}
+
 # bats test_tags=unprivileged
 @test "unprivileged: a counter the backend cannot keep (no cgroup: lingering processes) is not detected" {
 	is_root && skip "unprivileged: root has cgroups here"

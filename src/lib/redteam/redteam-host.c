@@ -188,16 +188,32 @@ size_t rt_host_env(const struct rt_host *h, char env[][PATH_MAX + 32], size_t ca
 	return n;
 }
 
-static size_t count_lines(const char *path)
+/* A mount the attacks aim at (over /tmp, /mnt, /proc, /sys, the root) or
+ * named with the token, in a line of /proc/self/mountinfo that was not
+ * there before: the mount point is its fifth field. Mounts elsewhere are
+ * other programs' (an image build's chroot): not an attack's. */
+static bool new_mount(const char *before, const char *line, size_t len, const char *token, char *hit, size_t cap)
 {
-	cleanup_free char *text = NULL;
-	size_t len, n = 0;
+	static const char *const aimed[] = { "/", "/tmp", "/mnt", "/proc", "/sys", "/work", "/dev", NULL };
+	char point[512];
+	const char *p = line, *end = line + len;
 
-	if (read_file(path, 16 << 20, &text, &len, NULL) < 0)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		n += text[i] == '\n';
-	return n;
+	for (int f = 0; f < 4 && p < end; f++)
+		p = memchr(p, ' ', (size_t)(end - p)) ? (const char *)memchr(p, ' ', (size_t)(end - p)) + 1 : end;
+	snprintf(point, sizeof(point), "%.*s", (int)strcspn(p, " \n"), p < end ? p : "");
+	if (before && memmem(before, strlen(before), line, len))
+		return false;
+	for (size_t i = 0; aimed[i]; i++) {
+		size_t n = strlen(aimed[i]);
+
+		if (strcmp(point, aimed[i]) == 0 ||
+		    (n > 1 && strncmp(point, aimed[i], n) == 0 && point[n] == '/' && strncmp(point, "/proc/", 6) != 0) ||
+		    strstr(line, token)) {
+			snprintf(hit, cap, "%s", point);
+			return true;
+		}
+	}
+	return false;
 }
 
 void rt_snap_take(const struct rt_host *h, struct rt_snap *s)
@@ -211,13 +227,15 @@ void rt_snap_take(const struct rt_host *h, struct rt_snap *s)
 	for (k = 1; watched[k - 1] && k < RT_WATCHED; k++)
 		if (read_file(watched[k - 1], 1 << 20, &s->text[k], &len, NULL) < 0)
 			s->text[k] = NULL;
-	s->n_mounts = count_lines("/proc/self/mountinfo");
+	if (read_file("/proc/self/mountinfo", 16 << 20, &s->mounts, &len, NULL) < 0)
+		s->mounts = NULL;
 }
 
 void rt_snap_release(struct rt_snap *s)
 {
 	for (size_t k = 0; k < RT_WATCHED; k++)
 		free(s->text[k]);
+	free(s->mounts);
 	*s = (struct rt_snap){ 0 };
 }
 
@@ -332,8 +350,15 @@ bool rt_host_check(struct rt_host *h, const struct rt_snap *before, const char *
 	for (size_t k = 1; k < RT_WATCHED && watched[k - 1]; k++)
 		if (!same(before->text[k], after.text[k]))
 			note(why, cap, "host file '%s' changed", watched[k - 1]);
-	if (after.n_mounts != before->n_mounts)
-		note(why, cap, "the host's mount table changed (%zu lines, then %zu)", before->n_mounts, after.n_mounts);
+	for (const char *line = before->mounts ? after.mounts : NULL; line && *line;) {
+		size_t n = strcspn(line, "\n");
+
+		if (new_mount(before->mounts, line, n, h->token, hit, sizeof(hit))) {
+			note(why, cap, "a mount on the host's '%s'", hit);
+			break;
+		}
+		line += n + (line[n] == '\n');
+	}
 	rt_snap_release(&after);
 	for (size_t k = 0; residue_dirs[k]; k++) {
 		char path[PATH_MAX];

@@ -26,7 +26,7 @@ struct rt_host {
 /* The host's state before an attack. */
 struct rt_snap {
 	char *text[RT_WATCHED];		/* contents of the watched files (NULL: absent) */
-	size_t n_mounts;		/* lines of the host's mount table */
+	char *mounts;			/* the host's mount table (/proc/self/mountinfo), or NULL */
 };
 
 int rt_host_open(struct rt_host *h, struct sd_error *err);
