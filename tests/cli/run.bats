@@ -573,7 +573,7 @@ warm_task() {
 	[[ $(grep -c "no warm start (zygote: cannot load the driver: OSError" stderr.txt) == 1 ]] || flunk "warning: $err"
 }
 
-# bats test_tags=native
+# (gVisor counts these too, from the Sentry's log: docs/sandbox.md#tripwires)
 @test "tripwires of each sample reach --out and the store; counting changes no verdict" {
 	# --breaker-threshold 0: its 9 escape attempts would trip the breaker (breaker.bats)
 	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" --out out.jsonl --no-lint \

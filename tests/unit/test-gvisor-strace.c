@@ -174,6 +174,8 @@ static void test_forged(void **state)
 		"[   3:   3]  X mkdir( E connect(0x3 socket:[1], 0x7f {Family: AF_INET, Addr: 10.0.0.1, Port: 443}, 0x10)",
 		/* a path that ends like a refused call, in a call that worked */
 		"[   3:   3] p X mkdir(0x1 /tmp/d, 0o777) = 0 (0x0) errno=13 (permission denied) (1us), 0o777) = 0 (0x0) (1µs)",
+		/* a tail that is not runsc's: an errno with more after it */
+		"[   3:   3] p X mkdir(0x1 /usr/d, 0o777) = 0 (0x0) errno=13x (permission denied) (1µs)",
 		/* an AF_UNIX path that spells an inet address */
 		"[   3:   3] p E connect(0x5 socket:[3], 0x7f {Family: AF_UNIX, Addr: \"/tmp/x{Family: AF_INET, Addr: 1.2.3.4, Port: 5}\"}, 0x33)",
 		"[   3:   3] p E connect(0x5 socket:[3], 0x7f {Family: AF_UNIX, Addr: \"{Family: AF_INET, Addr: 1.2.3.4, Port: 5\"}, 0x33)",
