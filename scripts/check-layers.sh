@@ -18,6 +18,7 @@ allowed() {
 	report) echo "base suite store score report" ;;
 	serve) echo "base sandbox suite store score eval report serve" ;;
 	agent) echo "base sandbox suite store score eval report agent" ;;
+	redteam) echo "base sandbox suite store score eval report redteam" ;;
 	*) echo "?" ;;
 	esac
 }

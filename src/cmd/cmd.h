@@ -21,6 +21,7 @@ int cmd_agent(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_breaker(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_redteam(int argc, char **argv);
 
 /* Print "sandeval: MESSAGE" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -27,6 +27,7 @@ static const struct {
 	{ "approve", cmd_approve, "accept or reject a candidate an agent run holds for a person's approval" },
 	{ "breaker", cmd_breaker, "the store's circuit breaker: its state and history; reset it (who, why)" },
 	{ "metrics", cmd_metrics, "the store's records as Prometheus text: samples, tripwires, limits, the breaker" },
+	{ "redteam", cmd_redteam, "run the attack catalog in fresh sandboxes: each attack contained and detected" },
 	{ "serve", cmd_serve, "the evaluator as an HTTP service (SandboxFusion's /run_code, /v1/evaluate, metrics)" },
 };
 

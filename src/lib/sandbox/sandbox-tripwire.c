@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -133,6 +134,8 @@ static bool peek_string(struct tripwire_watch *w, uint64_t addr, char *buf, size
 	return false;
 }
 
+static bool listed(const char *const *names, const char *name);
+
 /* Lexically normalise an absolute path in place ("." and ".." and repeated slashes). */
 static void normalise(char *path)
 {
@@ -193,10 +196,59 @@ static bool writable(const char *path)
 	return false;
 }
 
+/* Resolve the symbolic links in FULL (absolute, normalised) as the caller
+ * PID sees its files (through /proc/PID/root, one component at a time, so
+ * that no link is followed on the host), all but the last component unless
+ * FOLLOW_LAST; at most 8 links. A link in /work pointing at a host file (the
+ * symlink tricks of Judge0's CVE-2024-28185/28189) is then counted where
+ * the write would land. For counting only: the caller may change the links
+ * meanwhile, and the kernel decides. */
+static void resolve_links(pid_t pid, char *full, size_t cap, bool follow_last)
+{
+	char root[64], probe[2 * PATH_CAP + 80], target[PATH_CAP], next[2 * PATH_CAP + 2];
+	int hops = 0;
+	size_t end = 1;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	while (hops < 8 && full[end - 1]) {
+		struct stat st;
+		ssize_t n;
+		size_t cut;
+
+		end += strcspn(full + end, "/");
+		if (!full[end] && !follow_last)
+			return;
+		snprintf(probe, sizeof(probe), "%s%.*s", root, (int)end, full);
+		if (lstat(probe, &st) < 0)
+			return;		/* not there (yet): nothing further to resolve */
+		if (!S_ISLNK(st.st_mode)) {
+			if (!full[end])
+				return;
+			end++;
+			continue;
+		}
+		n = readlink(probe, target, sizeof(target) - 1);
+		if (n <= 0)
+			return;
+		target[n] = '\0';
+		for (cut = end; cut > 0 && full[cut - 1] != '/'; cut--)
+			;
+		if (target[0] == '/')
+			snprintf(next, sizeof(next), "%s%s", target, full + end);
+		else
+			snprintf(next, sizeof(next), "%.*s%s%s", (int)cut, full, target, full + end);
+		normalise(next);
+		snprintf(full, cap, "%s", next);
+		hops++;
+		end = 1;
+	}
+}
+
 /* Whether the path argument PATH_ARG (relative to DIRFD_ARG, -1: the cwd)
- * of the caller's call lies outside the writable directories; false when
- * it cannot be told. */
-static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg)
+ * of the caller's call lies outside the writable directories, its links
+ * resolved (the last one only when the call follows it: FOLLOW_LAST);
+ * false when it cannot be told. */
+static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg, bool follow_last)
 {
 	char path[PATH_CAP], base[PATH_CAP], link[64], full[2 * PATH_CAP + 2];
 	const struct seccomp_notif *req = w->req;
@@ -221,15 +273,21 @@ static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg)
 		snprintf(full, sizeof(full), "%s/%s", base, path);
 	}
 	normalise(full);
+	if (!writable(full))
+		return true;
+	resolve_links(pid, full, sizeof(full), follow_last);
 	return !writable(full);
 }
 
 static void check_paths(struct tripwire_watch *w, const struct sysfilter_path_call *pc)
 {
-	bool out = false;
+	/* the calls that follow a link in their last component */
+	static const char *const follow[] = { "open", "creat", "openat", "openat2", "truncate", "chmod",
+					      "fchmodat", "chown", NULL };
+	bool out = false, follow_last = listed(follow, pc->name);
 
 	for (int i = 0; i < 2 && pc->path[i] >= 0; i++)
-		out |= outside(w, pc->dirfd[i], pc->path[i]);
+		out |= outside(w, pc->dirfd[i], pc->path[i], follow_last);
 	if (out)
 		w->t->writes_denied++;
 }
@@ -428,11 +486,17 @@ void tripwire_watch_handle(struct tripwire_watch *w)
 	} else if (nr == SYS_socket) {
 		int family = (int)req->data.args[0];
 
-		if (family == AF_NETLINK || family == AF_PACKET)
-			tripwires_network(w->t, family == AF_NETLINK ? "netlink" : "packet", false);
-		else
-			tripwires_denied(w->t, name);
-		resp->error = -EPERM;
+		if (family == AF_INET || family == AF_INET6) {
+			/* raw (or SCTP): counted, and the kernel decides (no CAP_NET_RAW) */
+			tripwires_network(w->t, family == AF_INET ? "raw" : "raw6", false);
+			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		} else {
+			if (family == AF_NETLINK || family == AF_PACKET)
+				tripwires_network(w->t, family == AF_NETLINK ? "netlink" : "packet", false);
+			else
+				tripwires_denied(w->t, name);
+			resp->error = -EPERM;
+		}
 	} else if ((pc = path_call(name))) {
 		uint64_t flags = 0;
 

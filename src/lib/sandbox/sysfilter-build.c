@@ -155,10 +155,23 @@ static int add_rules(scmp_filter_ctx ctx, bool notify, int *count)
 	/* io_uring_setup is deliberately absent: io_uring would bypass this
 	 * filter, so it gets the default EPERM (libseccomp refuses a rule whose
 	 * action equals the default). */
-	/* Local and internet sockets only (the network namespace has just loopback). */
+	/* Local and internet sockets only (the network namespace has just loopback).
+	 * Notifying: internet sockets of other types than stream and datagram
+	 * (raw, SCTP's seqpacket) go to the supervisor, which counts them and
+	 * lets the kernel decide (no CAP_NET_RAW: EPERM). */
 	for (int fam = 0; r == 0 && fam < 3; fam++) {
 		static const int ok[] = { AF_UNIX, AF_INET, AF_INET6 };
 
+		if (notify && ok[fam] != AF_UNIX) {
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
+					     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)ok[fam]),
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_STREAM));
+			if (r == 0)
+				r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
+						     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)ok[fam]),
+						     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+			continue;
+		}
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
 				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)ok[fam]));
 	}
