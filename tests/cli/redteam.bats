@@ -72,13 +72,12 @@ need_gvisor() {
 # ---------------------------------------------------------------- full runs
 
 # bats test_tags=root
-@test "native: every attack of the catalog is contained and detected, within 90 s" {
+@test "native: every attack of the catalog is contained and detected (its time printed, never asserted)" {
 	rt --junit junit.xml
 	((rc == 0)) || rflunk "exit $rc, want 0: not every attack contained and detected"
 	[[ $out == *"of "*" attacks contained and detected"* ]] || rflunk "no summary line"
 	grep -q NO stdout.txt && rflunk "a NO in the table"
 	echo "# native catalog: ${secs}s" >&3
-	((secs <= 90)) || rflunk "took ${secs}s, budget 90s"
 	xmllint --noout junit.xml || rflunk "junit.xml is not well-formed"
 	[[ $(xmllint --xpath 'string(/testsuites/testsuite/@failures)' junit.xml) == 0 ]] || rflunk "junit failures"
 	[[ $(xmllint --xpath 'count(//testcase)' junit.xml) == $(jq '.attacks | length' "$CATALOG") ]] ||
@@ -86,12 +85,11 @@ need_gvisor() {
 }
 
 # bats test_tags=root
-@test "gvisor: every attack of the catalog is contained and detected, within 180 s" {
+@test "gvisor: every attack of the catalog is contained and detected (its time printed, never asserted)" {
 	need_gvisor
 	rt --backend gvisor --json
 	((rc == 0)) || rflunk "exit $rc, want 0: $(jq -r '.[] | select(.contained and .detected | not) | "\(.name): \(.why)"' stdout.txt)"
 	echo "# gvisor catalog: ${secs}s" >&3
-	((secs <= 180)) || rflunk "took ${secs}s, budget 180s"
 	jq -e 'all(.[]; .backend == "gvisor")' stdout.txt >/dev/null || rflunk "backend not gvisor"
 }
 
