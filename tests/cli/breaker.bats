@@ -54,6 +54,12 @@ trip() {
 	[[ $err == *"circuit breaker of 't.db' is tripped: since 20"*" UTC, by run $id: 6 escape-class events"*"sandeval breaker reset --by NAME --reason TEXT"* ]] ||
 		flunk "the refusal does not name when, the run, why and how"
 	[[ $(sqlite3 t.db "SELECT count(*) FROM runs") == 1 ]] || flunk "a refused run was recorded"
+	# the agent loop too, before it asks anything or records an agent run
+	sbe agent --db t.db --tasks "$FIX/agent/tasks.jsonl" --replay "$FIX/agent/replay.jsonl" --k 2 --rounds 1 --no-lint --quiet
+	((rc == 2)) || flunk "agent on a tripped store: exit $rc, want 2"
+	[[ $err == *"circuit breaker of 't.db' is tripped: since 20"*"by run $id"* ]] || flunk "agent: the refusal does not say why"
+	[[ $(sqlite3 t.db "SELECT count(*) FROM agent_steps") == 0 && $(sqlite3 t.db "SELECT count(*) FROM runs") == 1 ]] ||
+		flunk "a refused agent recorded something"
 	sbe gate --db t.db --baseline "$id" --candidate "$id"
 	((rc == 2)) || flunk "gate on a tripped store: exit $rc, want 2"
 	[[ $out == *"CANNOT JUDGE: the circuit breaker of 't.db' is tripped"* ]] || flunk "gate does not say why"

@@ -20,6 +20,7 @@
 #include "agent/prompt.h"
 #include "base/jsonl.h"
 #include "base/util.h"
+#include "eval/breaker.h"
 #include "eval/run.h"
 #include "report/feedback.h"
 
@@ -706,6 +707,9 @@ int agent_run(const struct agent_options *opt, struct store *st, struct agent_re
 
 	l.o = o;
 	memset(res, 0, sizeof(*res));
+	/* a tripped store refuses before anything is asked or recorded (each round's run checks again) */
+	if (breaker_check(st, err) < 0)
+		return -1;
 	if (record_start(&l, err) < 0)
 		goto out;
 	if (o->k < 1 || o->rounds < 1) {
