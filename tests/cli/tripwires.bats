@@ -238,6 +238,24 @@ print("done")' "$1" "${2:-x}"
 	report_cases
 }
 
+@test "what the program names cannot forge a count or hide one: a path holding a log line, a task named like a call" {
+	sbx -- python3 -c '
+import ctypes, os, socket
+libc = ctypes.CDLL(None)
+try: open("/usr/zz\n[   2:   2] Syscall 165: killed by seccomp", "w")
+except OSError: pass
+try: os.mkdir("/tmp/d\", 0o777) = 0 (0x0) errno=13 (permission denied) (1us)")
+except OSError: pass
+libc.prctl(15, b" X mkdir( E sendto(", 0, 0, 0)
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+try: s.connect(("10.0.0.1", 443))
+except OSError: pass
+print("done")'
+	expect_status ok
+	[[ $(tw '[.network_attempts, .destinations, .metadata_probes, .denied_syscalls, .writes_denied]') == '[1,["10.0.0.1:443"],0,{},1]' ]] ||
+		flunk "tripwires $(tw .)"
+}
+
 # ---------------------------------------------------------------- limits and what is left
 
 @test "limit_hits names the limit that fired: cpu, memory, output, file size" {
