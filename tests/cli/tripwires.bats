@@ -147,7 +147,8 @@ open("/dev/null", "w").write("n"); print("done")'
 
 # py_net MODE [NAME]: python sending over UDP: sendmsg-meta (sendmsg to
 # 169.254.169.254:80), sendmsg NAME (a DNS query for NAME to 10.0.0.1:53),
-# sendto NAME (the query to 127.0.0.1:53), gai NAME (socket.getaddrinfo).
+# sendto NAME (the query to 127.0.0.1:53), gai NAME (socket.getaddrinfo),
+# connect NAME (socket.create_connection to NAME:80, as cloud SDKs do).
 py_net() {
 	sbx -- python3 -c '
 import socket, struct, sys
@@ -161,6 +162,7 @@ try:
     elif mode == "sendmsg": s.sendmsg([q(name)], [], 0, ("10.0.0.1", 53))
     elif mode == "sendto": s.sendto(q(name), ("127.0.0.1", 53))
     elif mode == "gai": socket.getaddrinfo(name, 80)
+    elif mode == "connect": socket.create_connection((name, 80), timeout=2)
 except OSError as e: print(e)
 print("done")' "$1" "${2:-x}"
 	[[ $(j .status) == ok ]] || case_fail "py_net $*: status $(j .status): $(j .stdout) $(j .stderr)"
@@ -190,7 +192,7 @@ print("done")' "$1" "${2:-x}"
 
 # gVisor's log shows neither sendto's nor sendmmsg's buffers (the sendmsg case is above)
 # bats test_tags=native
-@test "a DNS query for a metadata host name is a metadata probe: raw, and through getaddrinfo" {
+@test "a DNS query for a metadata host name is a metadata probe, by sendto, sendmsg or sendmmsg; other names are not" {
 	local name
 	for name in metadata.google.internal METADATA.goog metadata instance-data.ec2.internal metadata.azure.com; do
 		py_net sendto "$name"
@@ -205,11 +207,24 @@ print("done")' "$1" "${2:-x}"
 		[[ $(tw '[.network_attempts, .metadata_probes]') == '[1,0]' ]] || case_fail "sendto query $name: $(tw .)"
 	done
 	# no resolv.conf in the sandbox: glibc asks 127.0.0.1:53, connected, by sendmmsg
-	py_net gai metadata.google.internal
-	[[ $(tw '.metadata_probes > 0 and .network_attempts >= .metadata_probes') == true &&
-		$(tw .destinations) == '["127.0.0.1:53"]' ]] || case_fail "getaddrinfo metadata.google.internal: $(tw .)"
 	py_net gai example.com
-	[[ $(tw '.metadata_probes == 0 and .network_attempts > 0') == true ]] || case_fail "getaddrinfo example.com: $(tw .)"
+	[[ $(tw '.metadata_probes == 0 and .network_attempts > 0') == true && $(tw .destinations) == '["127.0.0.1:53"]' ]] ||
+		case_fail "getaddrinfo example.com: $(tw .)"
+	report_cases
+}
+
+@test "a metadata service looked up by name and connected to is a metadata probe, on every backend; the lookup alone sends nothing" {
+	local name
+	# /etc/hosts answers the names with the services' address, as clouds' images do
+	for name in metadata.google.internal metadata instance-data.ec2.internal metadata.azure.com; do
+		py_net connect "$name"
+		[[ $(tw '[.network_attempts, .destinations, .metadata_probes]') == '[1,["169.254.169.254:80"],1]' ]] ||
+			case_fail "connect $name: $(tw .)"
+	done
+	py_net gai metadata.google.internal
+	[[ $(tw '[.network_attempts, .metadata_probes]') == '[0,0]' ]] || case_fail "getaddrinfo alone: $(tw .)"
+	py_net connect example.com
+	[[ $(tw '.metadata_probes') == 0 ]] || case_fail "connect example.com: $(tw .)"
 	report_cases
 }
 

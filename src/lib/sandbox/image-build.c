@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "sandbox/image-internal.h"
+#include "sandbox/sandbox-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,11 +300,10 @@ static int run_debootstrap(const char *rootfs, const struct image_build_opts *o,
 static int minimal_etc(const char *rootfs, struct sd_error *err)
 {
 	static const struct { const char *name, *text; } files[] = {
-		{ "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
-			    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n" },
-		{ "group", "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n" },
-		{ "hostname", "sandbox\n" },
-		{ "hosts", "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n" },
+		{ "passwd", SANDBOX_ETC_PASSWD },
+		{ "group", SANDBOX_ETC_GROUP },
+		{ "hostname", SANDBOX_ETC_HOSTNAME },
+		{ "hosts", SANDBOX_ETC_HOSTS },
 	};
 	cleanup_free char *etc = xasprintf("%s/etc", rootfs);
 

@@ -189,13 +189,10 @@ static void host_etc(void)
 		}
 		globfree(&g);
 	}
-	write_text(ROOT "/etc/passwd",
-		   "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-		   "sandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
-		   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
-	write_text(ROOT "/etc/group", "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n");
-	write_text(ROOT "/etc/hostname", "sandbox\n");
-	write_text(ROOT "/etc/hosts", "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n");
+	write_text(ROOT "/etc/passwd", SANDBOX_ETC_PASSWD);
+	write_text(ROOT "/etc/group", SANDBOX_ETC_GROUP);
+	write_text(ROOT "/etc/hostname", SANDBOX_ETC_HOSTNAME);
+	write_text(ROOT "/etc/hosts", SANDBOX_ETC_HOSTS);
 }
 
 static void image_root(void)

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "sandbox/sandbox-gvisor-internal.h"
+#include "sandbox/sandbox-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -163,11 +164,10 @@ static int host_root(const char *root, json_t *mounts, struct sd_error *err)
 		"/etc/nsswitch.conf", "/etc/os-release", "/etc/mime.types",
 	};
 	static const struct { const char *name, *text; } gen[] = {
-		{ "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
-			    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n" },
-		{ "group", "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n" },
-		{ "hostname", "sandbox\n" },
-		{ "hosts", "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n" },
+		{ "passwd", SANDBOX_ETC_PASSWD },
+		{ "group", SANDBOX_ETC_GROUP },
+		{ "hostname", SANDBOX_ETC_HOSTNAME },
+		{ "hosts", SANDBOX_ETC_HOSTS },
 	};
 	glob_t g;
 

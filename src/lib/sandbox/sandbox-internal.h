@@ -11,6 +11,20 @@
 #define SANDBOX_UID 1000
 #define SANDBOX_GID 1000
 
+/* The /etc files every sandbox gets (host root, gVisor's, images without
+ * their own). /etc/hosts names the cloud metadata services as clouds' own
+ * images do (base/tripwire.h's tripwire_metadata_names, on the address
+ * they all answer on): a program that looks one up and connects is a
+ * metadata probe at its connect, on every backend, with no DNS query to
+ * read (docs/sandbox.md#tripwires). */
+#define SANDBOX_ETC_PASSWD "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:/work:/bin/sh\n" \
+			   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+#define SANDBOX_ETC_GROUP "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"
+#define SANDBOX_ETC_HOSTNAME "sandbox\n"
+#define SANDBOX_ETC_HOSTS "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n" \
+			  "169.254.169.254\tmetadata.google.internal metadata.goog metadata instance-data " \
+			  "instance-data.ec2.internal metadata.azure.com metadata.packet.net metadata.platformequinix.com\n"
+
 struct sandbox_ctx {
 	const struct sandbox_config *cfg;
 	struct sandbox_result *res;
