@@ -242,7 +242,10 @@ print("done")' "$1" "${2:-x}"
 		/work/ok 0
 		/tmp/ok 0
 		sub/../ok 0
+		/work/probe 0
 	EOF
+	# /work/probe: the program's own file, staged read-only: refused, but inside (a tampering
+	# attempt the verdict handles, not a write outside), on every backend
 	probe -- write-proc-sys
 	# gVisor has neither file (ENOENT): it counts only writes it refuses
 	want=2

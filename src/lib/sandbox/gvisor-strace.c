@@ -34,7 +34,8 @@
  * unnamed); a socket() of a refused family is a denied "socket" (the log
  * does not say the family); a write outside the writable directories is a
  * path call that failed with EACCES, EPERM or EROFS (open and openat only
- * with flags that write).
+ * with flags that write) whose path, as printed, is outside /work and /tmp
+ * (outside_writable).
  */
 #define _GNU_SOURCE
 #include "sandbox/gvisor-strace.h"
@@ -442,29 +443,117 @@ static bool flags_write(struct span s)
 	return false;
 }
 
-static bool path_call(const char *name, size_t n)
+static const struct sysfilter_path_call *path_call(const char *name, size_t n)
 {
 	for (size_t i = 0; sysfilter_path_calls[i].name; i++)
 		if (strlen(sysfilter_path_calls[i].name) == n && memcmp(sysfilter_path_calls[i].name, name, n) == 0)
+			return &sysfilter_path_calls[i];
+	return NULL;
+}
+
+/* PATH (N bytes, absolute) with ".", ".." and repeated slashes taken out,
+ * into OUT of CAP bytes; false when it does not fit. */
+static bool normalize(const char *path, size_t n, char *out, size_t cap)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && path[j] != '/')
+			j++;
+		if (j - i == 2 && path[i] == '.' && path[i + 1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;	/* the slash before the component taken out */
+		} else if (j > i && !(j - i == 1 && path[i] == '.')) {
+			if (len + 1 + (j - i) + 1 > cap)
+				return false;
+			out[len++] = '/';
+			memcpy(out + len, path + i, j - i);
+			len += j - i;
+		}
+		i = j + 1;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return true;
+}
+
+/* Whether a refused call's first path, as the log prints it ("DIRFD DIR, "
+ * for the *at calls, then "0xPTR PATH"), is outside /work and /tmp, as the
+ * native backend counts writes_denied (a write refused inside them, to a
+ * read-only file the sandbox staged, is not one). Read lexically from the
+ * start: a name holding ", " or ", 0x" is cut there, which can hide a
+ * refusal of the program's own making, never add one it did not make.
+ * Lines of another shape count (as before the place was read). */
+static bool outside_writable(const struct sysfilter_path_call *pc, struct span args)
+{
+	char full[8192], norm[4096];
+	struct span dir = { NULL, 0 }, path;
+	const char *p = args.p, *end = args.p + args.n, *q;
+	size_t n;
+
+	if (pc->path[0] != pc->dirfd[0] + 1 || pc->path[0] > 1)
+		return true;	/* a path after other arguments (link, symlink): not read here */
+	if (pc->dirfd[0] == 0) {
+		/* "AT_FDCWD /dir, " or "3 /dir, " */
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+
+		if (!sp)
 			return true;
-	return false;
+		for (q = sp + 1; q + 4 <= end && memcmp(q, ", 0x", 4) != 0; q++)
+			;
+		if (q + 4 > end)
+			return true;
+		dir = (struct span){ sp + 1, (size_t)(q - sp - 1) };
+		p = q + 2;
+	}
+	/* "0xPTR PATH" */
+	if (end - p < 3 || p[0] != '0' || p[1] != 'x')
+		return true;
+	for (p += 2; p < end && strchr("0123456789abcdef", *p) && *p; p++)
+		;
+	if (p >= end || *p != ' ')
+		return true;
+	path.p = ++p;
+	for (q = p; q < end && !(q + 1 < end && q[0] == ',' && q[1] == ' ') && *q != ')'; q++)
+		;
+	path.n = (size_t)(q - p);
+	if (path.n > 0 && path.p[0] == '/')
+		n = (size_t)snprintf(full, sizeof(full), "%.*s", (int)path.n, path.p);
+	else if (dir.p && dir.n > 0 && dir.p[0] == '/')
+		n = (size_t)snprintf(full, sizeof(full), "%.*s/%.*s", (int)dir.n, dir.p, (int)path.n, path.p);
+	else
+		return true;	/* relative to a directory the line does not name */
+	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
+		return true;
+	return !(strcmp(norm, "/work") == 0 || strncmp(norm, "/work/", 6) == 0 || strcmp(norm, "/tmp") == 0 ||
+		 strncmp(norm, "/tmp/", 5) == 0);
 }
 
 /* One reading of a strace line: KIND 'E' or 'X', NAME (N bytes), ARGS
  * after "(". Whether it counted something. */
 static bool strace_call(struct gvstrace *g, char kind, const char *name, size_t n, struct span args)
 {
+	const struct sysfilter_path_call *pc;
+
 	if (kind == 'E' && ((n == 7 && memcmp(name, "connect", 7) == 0) || (n == 6 && memcmp(name, "sendto", 6) == 0)))
 		return note_destination(g, args);
 	if (kind == 'E' && n == 7 && memcmp(name, "sendmsg", 7) == 0)
 		return note_sendmsg(g, args);
-	if (kind == 'X' && path_call(name, n)) {
+	if (kind == 'X' && (pc = path_call(name, n))) {
+		struct span whole = args;
 		long e = result_errno(&args);
 
 		if (e != EACCES && e != EPERM && e != EROFS)
 			return false;
 		if (((n == 4 && memcmp(name, "open", 4) == 0) || (n == 6 && memcmp(name, "openat", 6) == 0)) &&
 		    !flags_write(args))
+			return false;
+		if (!outside_writable(pc, whole))
 			return false;
 		g->t->writes_denied++;
 		return true;
