@@ -34,8 +34,8 @@
  * unnamed); a socket() of a refused family is a denied "socket" (the log
  * does not say the family); a write outside the writable directories is a
  * path call that failed with EACCES, EPERM or EROFS (open and openat only
- * with flags that write) whose path, as printed, is outside /work and /tmp
- * (outside_writable).
+ * with flags that write) whose path, as printed, is outside /work and /tmp,
+ * or inside but not at a file the sandbox staged (outside_writable).
  */
 #define _GNU_SOURCE
 #include "sandbox/gvisor-strace.h"
@@ -489,7 +489,7 @@ static bool normalize(const char *path, size_t n, char *out, size_t cap)
  * start: a name holding ", " or ", 0x" is cut there, which can hide a
  * refusal of the program's own making, never add one it did not make.
  * Lines of another shape count (as before the place was read). */
-static bool outside_writable(const struct sysfilter_path_call *pc, struct span args)
+static bool outside_writable(const struct gvstrace *g, const struct sysfilter_path_call *pc, struct span args)
 {
 	char full[8192], norm[4096];
 	struct span dir = { NULL, 0 }, path;
@@ -530,8 +530,23 @@ static bool outside_writable(const struct sysfilter_path_call *pc, struct span a
 		return true;	/* relative to a directory the line does not name */
 	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
 		return true;
-	return !(strcmp(norm, "/work") == 0 || strncmp(norm, "/work/", 6) == 0 || strcmp(norm, "/tmp") == 0 ||
-		 strncmp(norm, "/tmp/", 5) == 0);
+	if (!(strcmp(norm, "/work") == 0 || strncmp(norm, "/work/", 6) == 0 || strcmp(norm, "/tmp") == 0 ||
+	      strncmp(norm, "/tmp/", 5) == 0))
+		return true;
+	/* Inside, refused: the sandbox's own read-only files (and the directories
+	 * made for them, /work itself not), or a link the program made that
+	 * points out (the log shows the name given, not where it leads; native
+	 * resolves it): only the first is no write outside. */
+	for (size_t i = 0; g->staged && g->staged[i]; i++) {
+		const char *f = g->staged[i], *slash = strrchr(f, '/');
+		size_t dl = slash ? (size_t)(slash - f) : 0;
+
+		if (strcmp(norm, f) == 0)
+			return false;
+		if (dl > 5 && strncmp(norm, f, dl) == 0 && (norm[dl] == '/' || norm[dl] == '\0'))
+			return false;
+	}
+	return true;
 }
 
 /* One reading of a strace line: KIND 'E' or 'X', NAME (N bytes), ARGS
@@ -553,7 +568,7 @@ static bool strace_call(struct gvstrace *g, char kind, const char *name, size_t 
 		if (((n == 4 && memcmp(name, "open", 4) == 0) || (n == 6 && memcmp(name, "openat", 6) == 0)) &&
 		    !flags_write(args))
 			return false;
-		if (!outside_writable(pc, whole))
+		if (!outside_writable(g, pc, whole))
 			return false;
 		g->t->writes_denied++;
 		return true;
@@ -632,6 +647,11 @@ void gvstrace_line(struct gvstrace *g, const char *line, size_t len)
 
 int gvstrace_read(const char *path, struct tripwires *t, struct sd_error *err)
 {
+	return gvstrace_read_staged(path, NULL, t, err);
+}
+
+int gvstrace_read_staged(const char *path, const char *const *staged, struct tripwires *t, struct sd_error *err)
+{
 	struct gvstrace g;
 	char *buf;
 	size_t have = 0;
@@ -646,6 +666,7 @@ int gvstrace_read(const char *path, struct tripwires *t, struct sd_error *err)
 		return sd_error_errno(err, ENOMEM, "cannot read '%s'", path);
 	}
 	gvstrace_init(&g, t);
+	g.staged = staged;
 	for (;;) {
 		ssize_t r = read(fd, buf + have, GVSTRACE_LINE_MAX + 1 - have);
 		size_t start = 0;

@@ -466,13 +466,28 @@ static void count_tripwires(struct sandbox_ctx *ctx)
 	struct gvisor *gv = ctx->backend_data;
 	struct tripwires *t = &ctx->res->tripwires;
 	cleanup_free char *path = xasprintf("%s/" SENTRY_LOG, gv->dir);
+	const struct sandbox_config *cfg = ctx->cfg;
+	char **staged = calloc(cfg->n_files + 1, sizeof(char *));
 	struct sd_error e = { 0 };
 	uint64_t denied = 0;
+	bool ok = path && staged;
 
-	if (!path || gvstrace_read(path, t, &e) < 0) {
-		sandbox_event(ctx, "destroy", "tripwires not counted: %s", path ? e.msg : "out of memory");
+	/* the files staged read-only under /work, as absolute paths */
+	for (size_t i = 0; ok && i < cfg->n_files; i++) {
+		const char *d = cfg->files[i].dest;
+
+		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);
+		ok = staged[i] != NULL;
+	}
+	if (!ok)
+		e.msg[0] = '\0';
+	if (!ok || gvstrace_read_staged(path, (const char *const *)staged, t, &e) < 0) {
+		sandbox_event(ctx, "destroy", "tripwires not counted: %s", ok ? e.msg : "out of memory");
 		t->uncounted |= TW_NETWORK | TW_SYSCALLS | TW_WRITES | TW_LINGERING;
 	}
+	for (size_t i = 0; staged && i < cfg->n_files; i++)
+		free(staged[i]);
+	free(staged);
 	for (uint32_t i = 0; i < t->n_denied; i++)
 		denied += t->denied[i].count;
 	if (ctx->res->status == SB_SECCOMP_VIOLATION && denied == 0)
