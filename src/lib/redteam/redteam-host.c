@@ -116,6 +116,19 @@ static int create_file(const char *path, const char *text, mode_t mode, struct s
 	return 0;
 }
 
+/* A child of ours that only waits: a kill(-1) that got out of a sandbox ends it. */
+static pid_t start_sentinel(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
 int rt_host_open(struct rt_host *h, struct sd_error *err)
 {
 	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -146,14 +159,8 @@ int rt_host_open(struct rt_host *h, struct sd_error *err)
 				    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(h->abstract)),
 				    err)) < 0)
 		return -1;
-	h->sentinel = fork();
-	if (h->sentinel < 0)
+	if ((h->sentinel = start_sentinel()) < 0)
 		return sd_error_errno(err, errno, "redteam: fork");
-	if (h->sentinel == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			pause();
-	}
 	return 0;
 }
 
@@ -379,9 +386,9 @@ bool rt_host_check(struct rt_host *h, const struct rt_snap *before, const char *
 	if (out && (memmem(out, len, h->secret, strlen(h->secret)) ||
 		    (h->shadow_hash[0] && memmem(out, len, h->shadow_hash, strlen(h->shadow_hash)))))
 		note(why, cap, "a host secret appeared in the output");
-	if (h->sentinel <= 0 || waitpid(h->sentinel, &st, WNOHANG) != 0 || kill(h->sentinel, 0) < 0) {
+	if (h->sentinel <= 0 || waitpid(h->sentinel, &st, WNOHANG) != 0) {
 		note(why, cap, "the host sentinel process %d was killed", (int)h->sentinel);
-		h->sentinel = -1;
+		h->sentinel = start_sentinel();	/* the next attack is judged on its own */
 	}
 	/* the run's id is in runsc's command lines (its state directory, the container's name) */
 	left = process_left(host_uid && host_uid != (unsigned long)geteuid() ? host_uid : 0, h->token,

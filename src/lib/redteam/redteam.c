@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonl.h"
 #include "base/util.h"
 #include "eval/evaluator.h"
 #include "eval/verdict.h"
@@ -191,7 +192,6 @@ struct redteam *redteam_open(const struct redteam_options *o, struct sd_error *e
 {
 	struct redteam *rt = calloc(1, sizeof(*rt));
 	cleanup_free char *path = NULL;
-	json_error_t je;
 	json_t *attacks, *a;
 	size_t i;
 
@@ -217,9 +217,8 @@ struct redteam *redteam_open(const struct redteam_options *o, struct sd_error *e
 
 		rt->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	}
-	rt->catalog = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!rt->catalog) {
-		sd_error_set(err, EINVAL, "cannot read catalog '%s': %s (line %d)", path, je.text, je.line);
+	if (!(rt->catalog = json_load_path(path, err))) {
+		sd_error_wrap(err, "cannot read catalog '%s'", path);
 		goto fail;
 	}
 	attacks = json_object_get(rt->catalog, "attacks");
