@@ -488,36 +488,39 @@ static bool normalize(const char *path, size_t n, char *out, size_t cap)
  * read-only file the sandbox staged, is not one). Read lexically from the
  * start: a name holding ", " or ", 0x" is cut there, which can hide a
  * refusal of the program's own making, never add one it did not make.
- * Lines of another shape count (as before the place was read). */
+ * A line whose place cannot be read does not count: a task name made to
+ * look like a call ("a X mkdir(") must not turn a refused read into a
+ * write; link and symlink, whose written path is not first, count every
+ * refusal. */
 static bool outside_writable(const struct gvstrace *g, const struct sysfilter_path_call *pc, struct span args)
 {
-	char full[8192], norm[4096];
+	char full[8192], norm[8192], staged[8192];
 	struct span dir = { NULL, 0 }, path;
 	const char *p = args.p, *end = args.p + args.n, *q;
 	size_t n;
 
 	if (pc->path[0] != pc->dirfd[0] + 1 || pc->path[0] > 1)
-		return true;	/* a path after other arguments (link, symlink): not read here */
+		return true;	/* a path after other arguments (link, symlink): not read here, counted */
 	if (pc->dirfd[0] == 0) {
 		/* "AT_FDCWD /dir, " or "3 /dir, " */
 		const char *sp = memchr(p, ' ', (size_t)(end - p));
 
 		if (!sp)
-			return true;
+			return false;
 		for (q = sp + 1; q + 4 <= end && memcmp(q, ", 0x", 4) != 0; q++)
 			;
 		if (q + 4 > end)
-			return true;
+			return false;
 		dir = (struct span){ sp + 1, (size_t)(q - sp - 1) };
 		p = q + 2;
 	}
 	/* "0xPTR PATH" */
 	if (end - p < 3 || p[0] != '0' || p[1] != 'x')
-		return true;
+		return false;
 	for (p += 2; p < end && strchr("0123456789abcdef", *p) && *p; p++)
 		;
 	if (p >= end || *p != ' ')
-		return true;
+		return false;
 	path.p = ++p;
 	for (q = p; q < end && !(q + 1 < end && q[0] == ',' && q[1] == ' ') && *q != ')'; q++)
 		;
@@ -527,9 +530,9 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 	else if (dir.p && dir.n > 0 && dir.p[0] == '/')
 		n = (size_t)snprintf(full, sizeof(full), "%.*s/%.*s", (int)dir.n, dir.p, (int)path.n, path.p);
 	else
-		return true;	/* relative to a directory the line does not name */
+		return false;	/* relative to a directory the line does not name */
 	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
-		return true;
+		return false;
 	if (!(strcmp(norm, "/work") == 0 || strncmp(norm, "/work/", 6) == 0 || strcmp(norm, "/tmp") == 0 ||
 	      strncmp(norm, "/tmp/", 5) == 0))
 		return true;
@@ -538,8 +541,13 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 	 * points out (the log shows the name given, not where it leads; native
 	 * resolves it): only the first is no write outside. */
 	for (size_t i = 0; g->staged && g->staged[i]; i++) {
-		const char *f = g->staged[i], *slash = strrchr(f, '/');
-		size_t dl = slash ? (size_t)(slash - f) : 0;
+		const char *f = staged, *slash;
+		size_t dl;
+
+		if (!normalize(g->staged[i], strlen(g->staged[i]), staged, sizeof(staged)))
+			continue;
+		slash = strrchr(f, '/');
+		dl = slash ? (size_t)(slash - f) : 0;
 
 		if (strcmp(norm, f) == 0)
 			return false;

@@ -476,11 +476,9 @@ static void count_tripwires(struct sandbox_ctx *ctx)
 	for (size_t i = 0; ok && i < cfg->n_files; i++) {
 		const char *d = cfg->files[i].dest;
 
-		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);
+		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);	/* normalized when compared */
 		ok = staged[i] != NULL;
 	}
-	if (!ok)
-		e.msg[0] = '\0';
 	if (!ok || gvstrace_read_staged(path, (const char *const *)staged, t, &e) < 0) {
 		sandbox_event(ctx, "destroy", "tripwires not counted: %s", ok ? e.msg : "out of memory");
 		t->uncounted |= TW_NETWORK | TW_SYSCALLS | TW_WRITES | TW_LINGERING;
