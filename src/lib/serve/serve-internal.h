@@ -238,6 +238,7 @@ struct server {
 	 * o.store_metrics seconds, when /metrics asks and they are older */
 	char *store_text;
 	int64_t store_text_ns;
+	int64_t store_asked_ns;		/* when a read was last queued (failed ones wait too) */
 	bool store_pending;
 	char store_err[300];
 	struct metrics m;

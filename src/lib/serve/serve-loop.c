@@ -548,11 +548,13 @@ void store_metrics_refresh(struct server *s)
 
 	if (s->store_pending || s->draining || !(s->o.store_metrics > 0))
 		return;
-	if (s->store_text && now_ns() - s->store_text_ns < (int64_t)(s->o.store_metrics * 1e9))
+	/* at most one read per period, whether the last one succeeded or not */
+	if (s->store_asked_ns && now_ns() - s->store_asked_ns < (int64_t)(s->o.store_metrics * 1e9))
 		return;
 	if (!(j = job_new(s, JOB_STORE_METRICS, NULL, 0, NULL)))
 		return;
 	s->store_pending = true;
+	s->store_asked_ns = now_ns();
 	link_job(s, j, true);
 }
 
