@@ -5,7 +5,6 @@
  * warnings) and, once it finished, the reports.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,18 +247,18 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 			o->breaker_threshold = (uint64_t)n;
 			break;
 		case OPT_BREAKER_RATE: {
-			unsigned long a, b;
-			char *slash = strchr(v, '/'), *end;
+			const char *slash = strchr(v, '/');
+			char num[32];
+			long m;
 
-			errno = 0;
-			a = strtoul(v, &end, 10);
-			if (!slash || end != slash || v[0] < '0' || v[0] > '9' || slash[1] < '0' || slash[1] > '9')
+			if (!slash || (size_t)(slash - v) >= sizeof(num))
 				return fail("--breaker-rate '%s': expected N/M, N events in M samples (e.g. 3/100)", v);
-			b = strtoul(slash + 1, &end, 10);
-			if (*end || errno || a < 1 || a > 1000000000UL || b < 1 || b > 1000000)
-				return fail("--breaker-rate '%s': expected N from 1 to 10^9 and M from 1 to 10^6", v);
-			o->breaker_rate_n = (uint32_t)a;
-			o->breaker_rate_window = (uint32_t)b;
+			memcpy(num, v, (size_t)(slash - v));
+			num[slash - v] = '\0';
+			if (parse_long(num, 1, 1000000000L, &n, &err) < 0 || parse_long(slash + 1, 1, 1000000L, &m, &err) < 0)
+				return fail("--breaker-rate '%s': %s (N/M: N events in M samples, e.g. 3/100)", v, err.msg);
+			o->breaker_rate_n = (uint32_t)n;
+			o->breaker_rate_window = (uint32_t)m;
 			break;
 		}
 		case OPT_JOBS:
