@@ -5,9 +5,11 @@
  * process gathers the programs it will lint (lint_source), leaves out those
  * whose report is in its cache already and the repeats, and lints the rest in
  * batches: one lint sandbox per batch, built as a sample's is, whose driver
- * (runners/lint/lint.py, batch mode) lints each file in turn in a child
- * forked from it as it was before the first file, exactly as it would lint
- * a sample alone, and prints one envelope per file. The batches go through
+ * (runners/lint/lint.py, batch mode) lints each file in turn, in its own
+ * process, with the tools and arguments it would use for a sample alone,
+ * after taking away what the previous file could have left (the sandbox's
+ * other processes killed, /work and /tmp emptied, the injected files
+ * written again, linecache cleared), and prints one envelope per file. The batches go through
  * the pipeline's pool (pool.h), --jobs at a time; each envelope comes back
  * to the pool's process and is kept in its cache under the program's key
  * (lint_key: the same key lint_sample computes), with the batch's sandbox id.
@@ -20,7 +22,7 @@
  * batch's sandbox ended normally and every tool in it ran and was
  * understood (a sample `passed` or `failed`), exactly the envelopes the
  * cache keeps from a sample's own sandbox. A file whose envelope is missing
- * (its child crashed, hung, printed more than one line), a batch that failed
+ * (its tools could not be run), a batch that failed
  * (out of memory, out of time, the driver killed), a program that is not
  * text jansson can carry: those samples find nothing in the cache and are
  * linted alone, in a sandbox of their own, as without batches. Why a hostile
