@@ -274,6 +274,18 @@ print("done")'
 		flunk "tripwires $(tw .)"
 }
 
+@test "a task named like a path call does not turn a refused read into a write" {
+	# gVisor's log: "a X mkdir(" then the real "openat(... O_RDONLY ...) = errno=13" read as a refused mkdir
+	sbx -- python3 -c '
+import ctypes
+ctypes.CDLL(None).prctl(15, b"a X mkdir(", 0, 0, 0)
+try: open("/.sandeval/ctl", "r")
+except OSError as e: print(e.errno)
+print("done")'
+	expect_status ok
+	[[ $(tw .writes_denied) == 0 ]] || flunk "tripwires $(tw .)"
+}
+
 # ---------------------------------------------------------------- limits and what is left
 
 @test "limit_hits names the limit that fired: cpu, memory, output, file size" {
