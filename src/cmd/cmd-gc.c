@@ -26,7 +26,8 @@ static int sweep(bool quiet, bool full)
 		return -1;
 	}
 	if (!quiet)
-		printf("swept %d dead run(s), removed %d cgroup(s), %d failed\n", st.runs, st.cgroups, st.failed);
+		printf("swept %d dead run(s), removed %d cgroup(s), %d director(ies), %d failed\n", st.runs, st.cgroups,
+		       st.dirs, st.failed);
 	return st.failed ? -1 : 0;
 }
 

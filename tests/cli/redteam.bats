@@ -196,6 +196,32 @@ need_gvisor() {
 		rflunk "the new mount was not noticed"
 }
 
+@test "a session killed mid-attack leaves its host directory to 'sandeval gc', which removes it" {
+	catalog_of '[{"name": "cpu-spin", "class": "dos", "description": "x", "program": "attack.py", "stopped_by": "x",
+		"limits": {"cpu_time": 60, "wall_time": 20}, "expect": {"clean": true}}]'
+	local before dir= i
+	before=$(ls -d /var/tmp/sandeval-redteam.* 2>/dev/null || true)
+	"$SANDEVAL" redteam --catalog test-catalog.json >stdout.txt 2>stderr.txt &
+	local pid=$!
+	# the session's own directory: the one that was not there before
+	for ((i = 0; i < 100; i++)); do
+		[[ -z $dir ]] || break
+		sleep 0.1
+		for d in /var/tmp/sandeval-redteam.*; do
+			[[ -d $d && $before != *"$d"* ]] && dir=$d
+		done
+	done
+	[[ -n $dir ]] || { kill -9 "$pid"; rflunk "no host directory appeared"; }
+	[[ -f $dir/secret ]] || sleep 1
+	kill -9 "$pid"
+	wait "$pid" || true
+	[[ -f $dir/secret ]] || rflunk "the killed session's directory should still be there, with its secret"
+	run "$SANDEVAL" gc
+	((status == 0)) || rflunk "gc: exit $status: $output"
+	[[ ! -e $dir ]] || rflunk "gc left '$dir': $output"
+	[[ $output == *"director"* ]] || rflunk "gc's output: $output"
+}
+
 # bats test_tags=unprivileged
 @test "unprivileged: a counter the backend cannot keep (no cgroup: lingering processes) is not detected" {
 	is_root && skip "unprivileged: root has cgroups here"

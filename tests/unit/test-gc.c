@@ -268,6 +268,50 @@ static void test_sweep_dead_gvisor_run(void **state)
 	free(file);
 }
 
+/* A dead redteam session's scratch directory (runrec_note_scratch): removed
+ * whole; a scratch line naming anything but a sandeval-* directory directly
+ * under /tmp or /var/tmp (written into the record by hand) is left alone. */
+static void test_sweep_dead_scratch(void **state)
+{
+	struct fx *f = *state;
+	struct sd_error err = { 0 };
+	struct gc_stats st;
+	char scratch[] = "/tmp/sandeval-unit-scratch.XXXXXX", *path = NULL, *inner, *rec;
+	int fd;
+
+	assert_non_null(mkdtemp(scratch));
+	inner = fx_str("%s/sub/secret", scratch);
+	fx_mkdir_p(inner);
+	fd = runrec_take(f->state, "redteam-1", &path, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(runrec_note_scratch(fd, scratch, &err), 0);
+	for (const char *bad = "/etc\0/tmp/x\0/tmp/sandeval-a/b\0/var/tmp/sandeval-..\0/tmp/../sandeval-x\0"; *bad;
+	     bad += strlen(bad) + 1) {
+		assert_false(runrec_scratch_ok(bad));
+		assert_int_equal(runrec_note_scratch(fd, bad, &err), -1);
+		assert_contains(err.msg, "not a sandeval-* directory");
+	}
+	close(fd);
+	rec = fx_str("%s/forged.lock", f->state);	/* lines nobody's runrec_note_scratch wrote */
+	{
+		char *line = fx_str("scratch\t%s\nscratch\t%s/../%s\n", f->dead, scratch, scratch + 5);
+
+		fx_write(rec, line);
+		free(line);
+	}
+
+	assert_int_equal(gc_sweep(f->state, NULL, &st, &err), 0);
+	assert_int_equal(st.runs, 2);
+	assert_int_equal(st.dirs, 1);
+	assert_int_equal(st.failed, 0);
+	assert_false(fx_exists(scratch));
+	assert_true(fx_exists(f->dead));
+	assert_false(fx_exists(path));
+	free(path);
+	free(inner);
+	free(rec);
+}
+
 /* A listed dir that cannot be removed counts as failed, the kill was
  * attempted (cgroup.kill written), and the record stays for the next sweep. */
 static void test_sweep_dead_record_not_removable(void **state)
@@ -584,6 +628,7 @@ int main(void)
 		FX(test_lock_take_errors),
 		FX(test_lock_note),
 		FX(test_sweep_dead_gvisor_run),
+		FX(test_sweep_dead_scratch),
 		cmocka_unit_test(test_lock_drop_null),
 		FX(test_sweep_live_record_kept),
 		FX(test_sweep_dead_record),

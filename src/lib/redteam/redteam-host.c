@@ -2,8 +2,9 @@
  *
  * Everything here runs on the host, in sandeval's own process, and only
  * looks: it never runs attack code. The session's host directory (mode
- * 0700, under /var/tmp, which the host image shows read-only inside a
- * sandbox) holds a canary and a secret; three listeners wait on host
+ * 0700, /var/tmp/sandeval-redteam.<random>, which the host image shows
+ * read-only inside a sandbox; noted in the session's record so that `sandeval gc`
+ * removes it if the session is killed) holds a canary and a secret; three listeners wait on host
  * loopback and an abstract unix socket; a sentinel child of ours waits for
  * a signal that must never come. After each attack every check runs,
  * whatever the attack aimed at: an attack that reaches something else is
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/runrec.h"
 
 /* Host files an attack may try to change (kernel settings, cgroup release
  * agents, the host's own files); the session's canary is added first. */
@@ -134,14 +136,27 @@ int rt_host_open(struct rt_host *h, struct sd_error *err)
 	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	cleanup_free char *canary = NULL, *secret = NULL;
-	char text[128];
+	char text[128], state[PATH_MAX], name[17];
 
-	*h = (struct rt_host){ .tcp_fd = -1, .udp_fd = -1, .unix_fd = -1, .sentinel = -1 };
+	*h = (struct rt_host){ .tcp_fd = -1, .udp_fd = -1, .unix_fd = -1, .sentinel = -1, .rec_fd = -1 };
 	if (random_hex(h->token, 16, err) < 0 || random_hex(h->secret, 32, err) < 0)
 		return -1;
-	snprintf(h->dir, sizeof(h->dir), "/var/tmp/sandeval-redteam.XXXXXX");
-	if (!mkdtemp(h->dir))
+	/* the record first, naming the directory, so that `sandeval gc` removes
+	 * it should this session be killed (docs/gc.md) */
+	if (random_hex(name, 8, err) < 0)
+		return -1;
+	snprintf(h->dir, sizeof(h->dir), "/var/tmp/sandeval-redteam.%s", name);
+	snprintf(text, sizeof(text), "redteam-%s", name);
+	if (runrec_state_dir(state, sizeof(state), err) < 0 ||
+	    (h->rec_fd = runrec_take(state, text, &h->rec_path, err)) < 0 ||
+	    runrec_note_scratch(h->rec_fd, h->dir, err) < 0) {
+		h->dir[0] = '\0';
+		return sd_error_wrap(err, "redteam: the session's record");
+	}
+	if (mkdir(h->dir, 0700) < 0) {
+		h->dir[0] = '\0';
 		return sd_error_errno(err, errno, "redteam: cannot make a host directory under /var/tmp");
+	}
 	canary = xasprintf("%s/canary", h->dir);
 	secret = xasprintf("%s/secret", h->dir);
 	snprintf(text, sizeof(text), "canary %s\n", h->token);
@@ -179,6 +194,9 @@ void rt_host_close(struct rt_host *h)
 	if (h->dir[0])
 		remove_tree(h->dir, NULL);
 	h->dir[0] = '\0';
+	runrec_drop(h->rec_fd, h->rec_path);
+	h->rec_fd = -1;
+	h->rec_path = NULL;
 }
 
 size_t rt_host_env(const struct rt_host *h, char env[][PATH_MAX + 32], size_t cap)

@@ -21,6 +21,8 @@ struct rt_host {
 	int tcp_port, udp_port;
 	char abstract[64];
 	pid_t sentinel;			/* a host process of ours that must survive every attack */
+	int rec_fd;			/* the session's record (runrec.h): gc removes DIR if we die */
+	char *rec_path;
 };
 
 /* The host's state before an attack. */

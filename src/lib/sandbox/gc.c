@@ -34,6 +34,27 @@ static int sweep_dir(const char *dir, struct gc_stats *st)
 	return -1;
 }
 
+/* A scratch directory of a dead run ("scratch\tDIR", runrec_note_scratch):
+ * removed whole when it is one runrec accepts. True when LINE was one. */
+static bool sweep_scratch(const char *line, struct gc_stats *st, int *failed)
+{
+	size_t n = strlen(RUNREC_SCRATCH_TAG);
+	const char *dir = line + n + 1;
+	struct stat sb;
+
+	if (strncmp(line, RUNREC_SCRATCH_TAG, n) != 0 || line[n] != '\t')
+		return false;
+	if (!runrec_scratch_ok(dir) || lstat(dir, &sb) < 0)
+		return true;	/* never there, gone, or not ours to remove */
+	if (!S_ISDIR(sb.st_mode) || remove_tree(dir, NULL) < 0) {
+		st->failed++;
+		*failed = -1;
+	} else {
+		st->dirs++;
+	}
+	return true;
+}
+
 /* A record whose run died: remove the cgroups it lists, then the record. */
 static void sweep_record(const char *state_dir, const char *path, struct gc_stats *st)
 {
@@ -47,7 +68,11 @@ static void sweep_record(const char *state_dir, const char *path, struct gc_stat
 	if (read_file(path, 1 << 16, &text, NULL, NULL) == 0) {
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			bool removed = false;
-			int r = sandbox_backend_sweep(state_dir, l, &removed, NULL);
+			int r;
+
+			if (sweep_scratch(l, st, &failed))
+				continue;
+			r = sandbox_backend_sweep(state_dir, l, &removed, NULL);
 
 			if (r == 0) {
 				failed |= sweep_dir(l, st);	/* a cgroup directory */

@@ -93,6 +93,26 @@ int runrec_note_tagged(int fd, const char *tag, const char *const *fields, size_
 	return 0;
 }
 
+bool runrec_scratch_ok(const char *dir)
+{
+	const char *base;
+
+	if (strncmp(dir, "/var/tmp/", 9) == 0)
+		base = dir + 9;
+	else if (strncmp(dir, "/tmp/", 5) == 0)
+		base = dir + 5;
+	else
+		return false;
+	return strncmp(base, "sandeval-", 9) == 0 && !strchr(base, '/') && !strstr(base, "..");
+}
+
+int runrec_note_scratch(int fd, const char *dir, struct sd_error *err)
+{
+	if (!runrec_scratch_ok(dir))
+		return sd_error_set(err, EINVAL, "cannot record '%s': not a sandeval-* directory under /var/tmp or /tmp", dir);
+	return runrec_note_tagged(fd, RUNREC_SCRATCH_TAG, (const char *const[]){ dir }, 1, err);
+}
+
 void runrec_drop(int fd, char *path)
 {
 	if (path)

@@ -27,6 +27,13 @@ int runrec_note(int fd, const char *dir, struct sd_error *err);
 /* Note a backend's line "TAG\tFIELD\tFIELD...": the backend whose record
  * tag is TAG sweeps it (sandbox_backend_sweep). Fields hold no tab or newline. */
 int runrec_note_tagged(int fd, const char *tag, const char *const *fields, size_t n, struct sd_error *err);
+/* Note a scratch directory of the run's own (redteam's host directory):
+ * gc removes it whole, but only a directory named sandeval-* directly under
+ * /var/tmp or /tmp (RUNREC_SCRATCH_TAG lines naming anything else are kept). */
+#define RUNREC_SCRATCH_TAG "scratch"
+int runrec_note_scratch(int fd, const char *dir, struct sd_error *err);
+/* True when DIR is a path runrec_note_scratch accepts. */
+bool runrec_scratch_ok(const char *dir);
 /* Drop the record of a run that cleaned up after itself (frees PATH). */
 void runrec_drop(int fd, char *path);
 /* True while run ID's record is held by a live run. */
