@@ -34,8 +34,10 @@
  * unnamed); a socket() of a refused family is a denied "socket" (the log
  * does not say the family); a write outside the writable directories is a
  * path call that failed with EACCES, EPERM or EROFS (open and openat only
- * with flags that write) whose path, as printed, is outside /work and /tmp,
- * or inside but not at a file the sandbox staged (outside_writable).
+ * with flags that write) whose path, as printed, is outside where writes may
+ * go (tripwire_path_writable, the native rule: /work, /tmp, the harmless
+ * devices, descriptors reopened through /proc/PID/fd), or inside /work or
+ * /tmp but not at a file the sandbox staged (outside_writable).
  */
 #define _GNU_SOURCE
 #include "sandbox/gvisor-strace.h"
@@ -49,6 +51,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox/sandbox-tripwire.h"
 #include "sandbox/sysfilter.h"
 
 #define COMM_MAX 15	/* gVisor's task names: TASK_COMM_LEN - 1 */
@@ -533,9 +536,10 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 		return false;	/* relative to a directory the line does not name */
 	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
 		return false;
-	if (!(strcmp(norm, "/work") == 0 || strncmp(norm, "/work/", 6) == 0 || strcmp(norm, "/tmp") == 0 ||
-	      strncmp(norm, "/tmp/", 5) == 0))
+	if (!tripwire_path_writable(norm))
 		return true;
+	if (!tripwire_path_beneath(norm, "/work") && !tripwire_path_beneath(norm, "/tmp"))
+		return false;	/* a device, a descriptor reopened through /proc: as natively */
 	/* Inside, refused: the sandbox's own read-only files (and the directories
 	 * made for them, /work itself not), or a link the program made that
 	 * points out (the log shows the name given, not where it leads; native

@@ -169,21 +169,20 @@ static void normalise(char *path)
 	*out = '\0';
 }
 
-static bool beneath(const char *path, const char *dir)
+bool tripwire_path_beneath(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* Where a write may go: /work, /tmp (and /dev/shm, a link to it), the
- * character devices of /dev, and descriptors reopened through /proc. */
-static bool writable(const char *path)
+bool tripwire_path_writable(const char *path)
 {
 	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 					    "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty" };
 
-	if (beneath(path, "/work") || beneath(path, "/tmp") || beneath(path, "/dev/shm") || beneath(path, "/dev/fd"))
+	if (tripwire_path_beneath(path, "/work") || tripwire_path_beneath(path, "/tmp") ||
+	    tripwire_path_beneath(path, "/dev/shm") || tripwire_path_beneath(path, "/dev/fd"))
 		return true;
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
 		if (strcmp(path, devs[i]) == 0)
@@ -273,10 +272,10 @@ static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg, bool 
 		snprintf(full, sizeof(full), "%s/%s", base, path);
 	}
 	normalise(full);
-	if (!writable(full))
+	if (!tripwire_path_writable(full))
 		return true;
 	resolve_links(pid, full, sizeof(full), follow_last);
-	return !writable(full);
+	return !tripwire_path_writable(full);
 }
 
 static void check_paths(struct tripwire_watch *w, const struct sysfilter_path_call *pc)

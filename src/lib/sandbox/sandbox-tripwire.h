@@ -28,6 +28,15 @@ int tripwire_watch_init(struct tripwire_watch *w, int listener, struct tripwires
 void tripwire_watch_handle(struct tripwire_watch *w);
 void tripwire_watch_release(struct tripwire_watch *w);
 
+/* Whether a write to PATH (absolute, normalised) goes where a sandbox lets
+ * writes go: /work, /tmp (and /dev/shm, a link to it), the harmless
+ * character devices of /dev, and descriptors reopened through /dev/fd or
+ * /proc/PID/fd. A refused write anywhere else counts as a write outside, on
+ * both backends (gvisor-strace.c reads gVisor's). */
+bool tripwire_path_writable(const char *path);
+/* Whether PATH (absolute, normalised) is DIR or lies beneath it. */
+bool tripwire_path_beneath(const char *path, const char *dir);
+
 /* Processes of the run's cgroup but init, counted while init waits after
  * the program's end (lingering_processes); -1 when there is no cgroup. */
 int tripwire_lingering(struct sandbox_ctx *ctx);
