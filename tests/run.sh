@@ -220,7 +220,7 @@ if opted_out gvisor; then
 	echo "(skipped: SANDEVAL_SKIP names gvisor)"
 else
 	# gvisor.bats ran in the root pass (it names its backend itself)
-	cli "cli as root, gvisor" '!unprivileged,!native,!backend-specific' SANDEVAL_BACKEND=gvisor
+	cli "cli as root, gvisor" '!unprivileged,!native,!backend-specific,!backend-neutral' SANDEVAL_BACKEND=gvisor
 fi
 
 echo "== fuzz smoke runs"

@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
 # agent.bats - `sandeval agent`: the loop with a replayed sample file, a generator program and an OpenAI-compatible server on loopback (docs/agent.md)
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FX=$BATS_TEST_DIRNAME/fixtures/agent

@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
 # evalplus.bats - `sandeval run` on EvalPlus's HumanEval+ and MBPP+: inputs as written, EvalPlus's comparison, base and plus apart, --mini
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures

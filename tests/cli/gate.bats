@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
 # gate.bats - `sandeval gate` and `sandeval export` on real runs: regressions caught, equal runs pass, fails closed
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 EX=$BATS_TEST_DIRNAME/../../examples

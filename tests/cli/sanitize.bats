@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
 # sanitize.bats - `sandeval run --sanitize` and `sandeval lint --sanitize`: model output in fences and chatter scored as the clean code is
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures

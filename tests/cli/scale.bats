@@ -8,6 +8,10 @@
 # samples of HumanEval/40 and of HumanEval/55 (200: pass@1, @10 and @100 are
 # all defined), and compare with one single-process SQLite run of it;
 # tests/heavy/scale.bats does the same with all 16,400.
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 STORE_COPY=${STORE_COPY:-$BATS_TEST_DIRNAME/../../build/tests/tools/store-copy}

@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
 # show.bats - `sandeval show`: a run's failing tests as feedback, in text and JSON (docs/show.md)
+#
+# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
+# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
+# bats file_tags=backend-neutral
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 EX=$BATS_TEST_DIRNAME/../../examples
