@@ -11,7 +11,7 @@
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq libmicrohttpd libcurl
+PKGS := libseccomp jansson sqlite3 zlib nettle libpq libmicrohttpd libcurl
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -20,14 +20,16 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
 CFLAGS ?= -O2 -g
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
-# jansson, sqlite3, zlib and libcrypto linked statically: each shared object
-# ld.so loads (and, with -z now, binds in full) costs every run; libcrypto
-# alone cost ~1 ms per `sandeval exec` here. libpq is not linked at all:
+# jansson, sqlite3, zlib and nettle linked statically: each shared object
+# ld.so loads (and, with -z now, binds in full) costs every run. SHA-256 and
+# HMAC-SHA256 come from nettle, not libcrypto: linked statically, libcrypto
+# brought 16,700 relative relocations that ld.so applied at every start
+# (~0.5 ms a `sandeval exec`; docs/benchmarks.md). libpq is not linked at all:
 # store-pg.c loads it (and the twenty objects it needs) with dlopen when a
 # PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md), and
 # libcurl (libcurl4-openssl-dev: its header) when `agent --model-url` first
 # needs it (agent/generator-http.c)
-LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lcrypto -Wl,-Bdynamic -lseccomp -lm
+LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lnettle -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
 HARDEN := -fstack-protector-strong -fPIE -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -146,6 +148,11 @@ $(B)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(B)/libsandeval
 XML_FUZZ := $(B)/tests/fuzz/fuzz-junit $(B)/tests/fuzz/fuzz-svg
 $(XML_FUZZ): private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 $(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+
+# the verdict reader's tests sign their lines with OpenSSL's HMAC(), a second
+# implementation next to the reader's nettle (linked into those two only)
+VERDICT_TESTS := $(B)/tests/unit/test-verdict $(B)/tests/fuzz/fuzz-verdict
+$(VERDICT_TESTS): private LIBS += -lcrypto
 
 # the PostgreSQL store's tests make their databases with libpq itself (tests/unit/pg-fixture.h)
 PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
