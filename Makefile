@@ -6,6 +6,7 @@
 #                         and all of CodeGen-16B in 4 shards on PostgreSQL (~1 h here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make install          the binary, the runners and sandeval(1) under PREFIX (/usr/local), DESTDIR for staging
+#   make bench-warm       a warm (zygote) sandbox's start against plain fork+exec of python3
 #   make bench-scale      shards on one PostgreSQL store: samples/s for 1, 2, 4 processes, the store's write rate
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
@@ -218,6 +219,15 @@ $(B)/bench/store-put: bench/store-put.c $(B)/libsandeval.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
 
+# bench/warm.sh: a zygote-forked sandbox's start against plain fork+exec of python3
+$(B)/bench/warm: bench/warm.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+bench-warm: deps
+	@$(MAKE) -s all $(B)/bench/warm
+	@sh bench/warm.sh
+
 bench-scale: deps
 	@$(MAKE) -s all $(B)/bench/store-put
 	@sh bench/scale.sh ./sandeval
@@ -225,5 +235,5 @@ bench-scale: deps
 clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check check-heavy demo bench bench-scale install uninstall clean FORCE
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d
+.PHONY: all pycs units deps check check-heavy demo bench bench-warm bench-scale install uninstall clean FORCE
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d $(B)/bench/warm.d
