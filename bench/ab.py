@@ -16,8 +16,9 @@ shell (split on spaces); their output is discarded; a failure stops it.
 
 --perf: the CPU column is perf stat's task-clock of the command and every
 task it started, counted as each task exits, instead of wait4's rusage
-(which holds only the descendants that were waited for: a sandbox's pid 1
-reaped by the kernel, or a process that exits unreaped, is missing from it).
+(which holds only what the waited-for descendants accumulated: for bwrap it
+gave 1.9 ms of overhead over /bin/true where perf counted 6.5 ms,
+docs/benchmarks.md; why it misses part, not established).
 Each run is then `perf stat -x, -e task-clock -o FILE COMMAND`, for every
 command alike; its wall time includes perf's own start.
 """
