@@ -6,12 +6,13 @@
 #                         and all of CodeGen-16B in 4 shards on PostgreSQL (~1 h here; needs ../shared/data)
 #   make demo             run the bundled example
 #   make install          the binary, the runners and sandeval(1) under PREFIX (/usr/local), DESTDIR for staging
+#   make bench-warm       a warm (zygote) sandbox's start against plain fork+exec of python3
 #   make bench-scale      shards on one PostgreSQL store: samples/s for 1, 2, 4 processes, the store's write rate
 #   make SANITIZE=address,undefined B=build-asan    a sanitizer build in its own directory
 
 CC ?= cc
 B ?= build
-PKGS := libseccomp jansson sqlite3 zlib libcrypto libpq libmicrohttpd libcurl
+PKGS := libseccomp jansson sqlite3 zlib nettle libpq libmicrohttpd libcurl
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -20,14 +21,16 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
 CFLAGS ?= -O2 -g
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
-# jansson, sqlite3, zlib and libcrypto linked statically: each shared object
-# ld.so loads (and, with -z now, binds in full) costs every run; libcrypto
-# alone cost ~1 ms per `sandeval exec` here. libpq is not linked at all:
+# jansson, sqlite3, zlib and nettle linked statically: each shared object
+# ld.so loads (and, with -z now, binds in full) costs every run. SHA-256 and
+# HMAC-SHA256 come from nettle, not libcrypto: linked statically, libcrypto
+# brought 16,700 relative relocations that ld.so applied at every start
+# (~0.5 ms a `sandeval exec`; docs/benchmarks.md). libpq is not linked at all:
 # store-pg.c loads it (and the twenty objects it needs) with dlopen when a
 # PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md), and
 # libcurl (libcurl4-openssl-dev: its header) when `agent --model-url` first
 # needs it (agent/generator-http.c)
-LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lcrypto -Wl,-Bdynamic -lseccomp -lm
+LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lnettle -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
 HARDEN := -fstack-protector-strong -fPIE -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -147,6 +150,11 @@ XML_FUZZ := $(B)/tests/fuzz/fuzz-junit $(B)/tests/fuzz/fuzz-svg
 $(XML_FUZZ): private ALL_CFLAGS += $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 $(XML_FUZZ): private LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 
+# the verdict reader's tests sign their lines with OpenSSL's HMAC(), a second
+# implementation next to the reader's nettle (linked into those two only)
+VERDICT_TESTS := $(B)/tests/unit/test-verdict $(B)/tests/fuzz/fuzz-verdict
+$(VERDICT_TESTS): private LIBS += -lcrypto
+
 # the PostgreSQL store's tests make their databases with libpq itself (tests/unit/pg-fixture.h)
 PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
 $(PG_UNIT): private LIBS += -lpq
@@ -211,6 +219,15 @@ $(B)/bench/store-put: bench/store-put.c $(B)/libsandeval.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
 
+# bench/warm.sh: a zygote-forked sandbox's start against plain fork+exec of python3
+$(B)/bench/warm: bench/warm.c $(B)/libsandeval.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandeval.a $(LIBS)
+
+bench-warm: deps
+	@$(MAKE) -s all $(B)/bench/warm
+	@sh bench/warm.sh
+
 bench-scale: deps
 	@$(MAKE) -s all $(B)/bench/store-put
 	@sh bench/scale.sh ./sandeval
@@ -218,5 +235,5 @@ bench-scale: deps
 clean:
 	rm -rf build build-asan build-fuzz sandeval tests/probe/probe runners/sandeval-zygote.so runners/__pycache__ runners/python/__pycache__
 
-.PHONY: all pycs units deps check check-heavy demo bench bench-scale install uninstall clean FORCE
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d
+.PHONY: all pycs units deps check check-heavy demo bench bench-warm bench-scale install uninstall clean FORCE
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d) $(B)/tests/tools/store-copy.d $(B)/bench/store-put.d $(B)/bench/warm.d

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/ab.py - two (or more) commands timed in alternation, for small differences on a busy machine
 
-    python3 bench/ab.py [--rounds N] NAME=COMMAND NAME=COMMAND ...
+    python3 bench/ab.py [--rounds N] [--perf] NAME=COMMAND NAME=COMMAND ...
 
 hyperfine (bench/exec.sh) runs all of one command, then all of the next:
 on a shared machine whose load drifts (other builds, other tests) a
@@ -13,16 +13,29 @@ system of the command and its children, from wait4: far less sensitive to
 load than wall time), and, against the first command, the median of the
 per-round differences with a bootstrap 95% interval. Commands run without a
 shell (split on spaces); their output is discarded; a failure stops it.
+
+--perf: the CPU column is perf stat's task-clock of the command and every
+task it started, counted as each task exits, instead of wait4's rusage
+(which holds only what the waited-for descendants accumulated: for bwrap it
+gave 1.9 ms of overhead over /bin/true where perf counted 6.5 ms,
+docs/benchmarks.md; why it misses part, not established).
+Each run is then `perf stat -x, -e task-clock -o FILE COMMAND`, for every
+command alike; its wall time includes perf's own start.
 """
 import os
 import random
 import shlex
 import statistics
 import sys
+import tempfile
 import time
+
+PERF_OUT = None
 
 
 def run(argv):
+    if PERF_OUT:
+        argv = ["perf", "stat", "-x,", "-e", "task-clock", "-o", PERF_OUT] + argv
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -37,6 +50,10 @@ def run(argv):
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"ab: '{' '.join(argv)}' failed ({status})")
+    if PERF_OUT:
+        with open(PERF_OUT) as f:
+            lines = [line for line in f if "task-clock" in line]
+        return wall * 1000, float(lines[0].split(",")[0])
     return wall * 1000, (ru.ru_utime + ru.ru_stime) * 1000
 
 
@@ -46,11 +63,16 @@ def ci(diffs, rng):
 
 
 def main():
+    global PERF_OUT
     args = sys.argv[1:]
     rounds = 200
-    if args[:1] == ["--rounds"]:
-        rounds = int(args[1])
-        args = args[2:]
+    while args[:1] in (["--rounds"], ["--perf"]):
+        if args[0] == "--perf":
+            PERF_OUT = tempfile.mkstemp(prefix="ab-perf.")[1]
+            args = args[1:]
+        else:
+            rounds = int(args[1])
+            args = args[2:]
     cmds = [(a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in args]
     if len(cmds) < 2:
         sys.exit(__doc__)
@@ -67,7 +89,8 @@ def main():
             cpu[name].append(c)
     rng = random.Random(1)
     base = cmds[0][0]
-    print(f"{rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"{rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end"
+          + (", CPU = perf stat task-clock" if PERF_OUT else ", CPU = wait4 rusage"))
     print("| command | wall median ms | wall p10 ms | CPU median ms | wall diff vs %s (median, 95%% CI) | CPU diff |" % base)
     print("|---|---:|---:|---:|---:|---:|")
     for name, _ in cmds:
@@ -81,6 +104,8 @@ def main():
         lo, hi = ci(d, rng)
         clo, chi = ci(dc, rng)
         print(line + f" {statistics.median(d):+.2f} ({lo:+.2f} .. {hi:+.2f}) | {statistics.median(dc):+.2f} ({clo:+.2f} .. {chi:+.2f}) |")
+    if PERF_OUT:
+        os.unlink(PERF_OUT)
 
 
 if __name__ == "__main__":

@@ -205,13 +205,17 @@ static void test_v2_stats(void **state)
 	struct cgroup *cg = create_ok(f);
 	const char *dir = cgroup_dirs(cg)[0];
 	struct cgroup_stats st;
+	uint64_t ns = 7;
 
 	assert_int_equal(cgroup_stats(cg, &st), 0);
 	assert_false(st.has_cpu);
 	assert_false(st.has_peak);
 	assert_false(st.has_oom);
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), -1);
 
 	fx_write_in(dir, "cpu.stat", "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n");
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
+	assert_int_equal(ns, 1500000);
 	fx_write_in(dir, "memory.peak", "4194304\n");
 	fx_write_in(dir, "memory.events", "low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\noom_group_kill 0\n");
 	assert_int_equal(cgroup_stats(cg, &st), 0);

@@ -322,6 +322,7 @@ static void test_v1_stats(void **state)
 	struct cgroup *cg = create_ok(f);
 	char *mem = v1_dir(f, "memory"), *cpu = v1_dir(f, "cpuacct");
 	struct cgroup_stats st;
+	uint64_t ns = 7;
 
 	/* nothing to read yet */
 	memset(&st, 0xff, sizeof(st));
@@ -329,8 +330,12 @@ static void test_v1_stats(void **state)
 	assert_false(st.has_cpu);
 	assert_false(st.has_peak);
 	assert_false(st.has_oom);
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), -1);
 
 	fx_write_in(cpu, "cpuacct.usage", "123456789\n");
+	/* the supervisor's reading at each wake-up: the CPU time alone */
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
+	assert_int_equal(ns, 123456789);
 	fx_write_in(mem, "memory.max_usage_in_bytes", "1000\n");
 	fx_write_in(mem, "memory.memsw.max_usage_in_bytes", "2000\n");
 	fx_write_in(mem, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");

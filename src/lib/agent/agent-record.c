@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "agent/agent-internal.h"
 #include "agent/generator-internal.h"
@@ -202,13 +202,17 @@ int record_start(struct loop *l, struct sd_error *err)
 static void prompt_hash(json_t *messages, char hex[65])
 {
 	char *text = json_dumps(messages, JSON_COMPACT);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
+	unsigned char md[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
 
 	hex[0] = '\0';
-	if (text && EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL) == 1)
-		for (unsigned int i = 0; i < n && i < 32; i++)
+	if (text) {
+		sha256_init(&ctx);
+		sha256_update(&ctx, strlen(text), (const uint8_t *)text);
+		sha256_digest(&ctx, sizeof(md), md);
+		for (unsigned int i = 0; i < sizeof(md); i++)
 			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	}
 	free(text);
 }
 

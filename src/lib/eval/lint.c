@@ -24,7 +24,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,21 +456,21 @@ int lint_read_envelope(const char *text, size_t len, const char *fate, const jso
 
 /* --- the cache's key (lint-cache.c) --- */
 
-static void key_bytes(EVP_MD_CTX *ctx, const void *p, size_t n)
+static void key_bytes(struct sha256_ctx *ctx, const void *p, size_t n)
 {
 	unsigned char hdr[8];
 
 	for (int i = 0; i < 8; i++)
 		hdr[i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	EVP_DigestUpdate(ctx, hdr, sizeof(hdr));
+	sha256_update(ctx, sizeof(hdr), hdr);
 	if (n)
-		EVP_DigestUpdate(ctx, p, n);
+		sha256_update(ctx, n, p);
 }
 
 /* What identifies the executable NAME on PATH now: its real path, device,
  * inode, size and modification time (a linter upgraded mid-run is another
  * linter), or "absent". */
-static void key_tool(EVP_MD_CTX *ctx, const char *name, const char *path)
+static void key_tool(struct sha256_ctx *ctx, const char *name, const char *path)
 {
 	char buf[PATH_MAX + 128] = "absent";
 	bool direct = name && strchr(name, '/');	/* a path: looked up as it is, once */
@@ -501,17 +501,12 @@ static void key_tool(EVP_MD_CTX *ctx, const char *name, const char *path)
 int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, const char *code,
 	     unsigned char *key)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	struct sha256_ctx sha, *ctx = &sha;
 	const char *source = json_string_value(json_object_get(lang, "source"));
-	unsigned int n = 0;
 	json_t *t;
 	size_t i;
-	int ok;
 
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return -1;
-	}
+	sha256_init(ctx);
 	key_bytes(ctx, "sandeval lint 1", 15);
 	key_bytes(ctx, plan, strlen(plan));
 	for (i = 0; i < ev->lint->n_files; i++) {
@@ -522,9 +517,8 @@ int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, c
 	json_array_foreach(json_object_get(lang, "tools"), i, t)
 		key_tool(ctx, json_string_value(json_array_get(json_object_get(t, "argv"), 0)), tool_path(&ev->o));
 	key_bytes(ctx, code, strlen(code));
-	ok = EVP_DigestFinal_ex(ctx, key, &n) == 1 && n == LINT_KEY_LEN;
-	EVP_MD_CTX_free(ctx);
-	return ok ? 0 : -1;
+	sha256_digest(ctx, LINT_KEY_LEN, key);
+	return 0;
 }
 
 int lint_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,

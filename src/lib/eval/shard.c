@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,42 +68,37 @@ int shard_check_name(const char *name, struct sd_error *err)
 	return 0;
 }
 
-static int sha256_hex(EVP_MD_CTX *ctx, char hex[65])
+static void sha256_hex(struct sha256_ctx *ctx, char hex[65])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
+	unsigned char md[SHA256_DIGEST_SIZE];
 
-	if (EVP_DigestFinal_ex(ctx, md, &len) != 1)
-		return -1;
-	for (unsigned int i = 0; i < len && i < 32; i++)
+	sha256_digest(ctx, sizeof(md), md);
+	for (unsigned int i = 0; i < sizeof(md); i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
 }
 
-static void hash_str(EVP_MD_CTX *ctx, const char *s)
+static void hash_str(struct sha256_ctx *ctx, const char *s)
 {
 	unsigned char hdr[9] = { s ? 's' : 'n' };
 	size_t n = s ? strlen(s) : 0;
 
 	for (int i = 0; i < 8; i++)
 		hdr[1 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	EVP_DigestUpdate(ctx, hdr, sizeof(hdr));
+	sha256_update(ctx, sizeof(hdr), hdr);
 	if (n)
-		EVP_DigestUpdate(ctx, s, n);
+		sha256_update(ctx, n, (const uint8_t *)s);
 }
 
 long long shard_seed(const char *name)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	char hex[65] = "0";
+	struct sha256_ctx ctx;
+	char hex[65];
 	long long seed;
 
-	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1) {
-		hash_str(ctx, "sandeval-shard-seed-v1");
-		hash_str(ctx, name);
-		sha256_hex(ctx, hex);
-	}
-	EVP_MD_CTX_free(ctx);
+	sha256_init(&ctx);
+	hash_str(&ctx, "sandeval-shard-seed-v1");
+	hash_str(&ctx, name);
+	sha256_hex(&ctx, hex);
 	hex[12] = '\0';		/* 48 bits, as a random seed has */
 	seed = strtoll(hex, NULL, 16);
 	return seed;
@@ -111,13 +106,9 @@ long long shard_seed(const char *name)
 
 int shard_samples_hash(const struct sample_set *set, char hex[65], struct sd_error *err)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ret = 0;
+	struct sha256_ctx sha, *ctx = &sha;
 
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return sd_error_set(err, ENOMEM, "cannot hash the samples");
-	}
+	sha256_init(ctx);
 	hash_str(ctx, "sandeval-samples-v1");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct sample *s = &set->samples[i];
@@ -128,10 +119,8 @@ int shard_samples_hash(const struct sample_set *set, char hex[65], struct sd_err
 		hash_str(ctx, s->code);
 		hash_str(ctx, s->is_completion ? "completion" : "solution");
 	}
-	if (sha256_hex(ctx, hex) < 0)
-		ret = sd_error_set(err, EIO, "cannot hash the samples");
-	EVP_MD_CTX_free(ctx);
-	return ret;
+	sha256_hex(ctx, hex);
+	return 0;
 }
 
 /* The options a run's shards must share: its config without what may

@@ -13,8 +13,8 @@
 
 #include <ctype.h>
 #include <jansson.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +34,9 @@ void verdict_reader_open(struct verdict_reader *vr, char *buf, size_t len, const
 /* Does MAC_HEX (64 hex digits) authenticate "SEQ:JSON" under the key? */
 static bool mac_ok(const struct verdict_reader *vr, const char *json, const char *mac_hex)
 {
-	unsigned char out[EVP_MAX_MD_SIZE], want[32];
+	unsigned char out[SHA256_DIGEST_SIZE], want[SHA256_DIGEST_SIZE];
 	cleanup_free char *msg = xasprintf("%lu:%s", vr->seq, json);
-	size_t outlen = 0;
+	struct hmac_sha256_ctx ctx;
 
 	if (!msg || !vr->key_ok)
 		return false;
@@ -44,11 +44,10 @@ static bool mac_ok(const struct verdict_reader *vr, const char *json, const char
 		if (!isxdigit((unsigned char)mac_hex[2 * i]) || !isxdigit((unsigned char)mac_hex[2 * i + 1]) ||
 		    sscanf(mac_hex + 2 * i, "%2hhx", &want[i]) != 1)
 			return false;
-	if (!EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, vr->key, sizeof(vr->key),
-		       (const unsigned char *)msg, strlen(msg),
-		       out, sizeof(out), &outlen) || outlen != 32)
-		return false;
-	return CRYPTO_memcmp(out, want, 32) == 0;
+	hmac_sha256_set_key(&ctx, sizeof(vr->key), vr->key);
+	hmac_sha256_update(&ctx, strlen(msg), (const uint8_t *)msg);
+	hmac_sha256_digest(&ctx, sizeof(out), out);
+	return memeql_sec(out, want, sizeof(out));
 }
 
 char *verdict_next(struct verdict_reader *vr)

@@ -13,6 +13,7 @@ struct cgroup_ops {
 	int (*set_pids)(struct cgroup *cg, long max, struct sd_error *err);
 	int (*enter)(struct cgroup *cg, pid_t pid, struct sd_error *err);
 	int (*stats)(struct cgroup *cg, struct cgroup_stats *st);
+	int (*cpu_ns)(struct cgroup *cg, uint64_t *ns);
 	int (*kill)(struct cgroup *cg, struct sd_error *err);
 	char **(*parent_dirs)(const char *fsroot, const char *proc_cgroup);
 };

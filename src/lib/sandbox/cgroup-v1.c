@@ -112,6 +112,11 @@ static int v1_stats(struct cgroup *cg, struct cgroup_stats *st)
 	return 0;
 }
 
+static int v1_cpu_ns(struct cgroup *cg, uint64_t *ns)
+{
+	return cg->dir[CG_CPU] ? cgroup_read_u64(cg->dir[CG_CPU], "cpuacct.usage", ns) : -1;
+}
+
 static int v1_kill(struct cgroup *cg, struct sd_error *err)
 {
 	const char *fz = cg->dir[CG_FREEZER];
@@ -168,6 +173,7 @@ const struct cgroup_ops cgroup_v1_ops = {
 	.set_pids = v1_set_pids,
 	.enter = v1_enter,
 	.stats = v1_stats,
+	.cpu_ns = v1_cpu_ns,
 	.kill = v1_kill,
 	.parent_dirs = v1_parent_dirs,
 };

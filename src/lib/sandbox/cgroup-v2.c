@@ -164,6 +164,16 @@ static int v2_stats(struct cgroup *cg, struct cgroup_stats *st)
 	return 0;
 }
 
+static int v2_cpu_ns(struct cgroup *cg, uint64_t *ns)
+{
+	uint64_t usec;
+
+	if (cgroup_read_key(cg->dir[0], "cpu.stat", "usage_usec", &usec) < 0)
+		return -1;
+	*ns = usec * 1000;
+	return 0;
+}
+
 static int v2_kill(struct cgroup *cg, struct sd_error *err)
 {
 	const char *dir = cg->dir[0];
@@ -196,6 +206,7 @@ const struct cgroup_ops cgroup_v2_ops = {
 	.set_pids = v2_set_pids,
 	.enter = v2_enter,
 	.stats = v2_stats,
+	.cpu_ns = v2_cpu_ns,
 	.kill = v2_kill,
 	.parent_dirs = v2_parent_dirs,
 };

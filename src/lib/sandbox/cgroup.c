@@ -241,6 +241,11 @@ int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st)
 	return cg->ops->stats(cg, st);
 }
 
+int cgroup_cpu_ns(struct cgroup *cg, uint64_t *ns)
+{
+	return cg->ops->cpu_ns(cg, ns);
+}
+
 int cgroup_count_procs(struct cgroup *cg)
 {
 	cleanup_free char *p = cg->list[0] ? xasprintf("%s/cgroup.procs", cg->list[0]) : NULL;

@@ -51,6 +51,9 @@ int cgroup_enter(struct cgroup *cg, pid_t pid, struct sd_error *err);
  * threadgroup lock (an RCU grace period, ~10 ms). Returns how many. */
 int cgroup_open_procs(struct cgroup *cg, int *fds, int max, struct sd_error *err);
 int cgroup_stats(struct cgroup *cg, struct cgroup_stats *st);
+/* The CPU time alone (one file, where cgroup_stats reads four on v1): 0, or
+ * -1 without CPU accounting. The supervisor reads it at every wake-up. */
+int cgroup_cpu_ns(struct cgroup *cg, uint64_t *ns);
 /* Processes in the cgroup now (cgroup.procs), or -1 when it cannot be read. */
 int cgroup_count_procs(struct cgroup *cg);
 /* How many forks and clones the pids limit refused (pids.events "max");

@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,8 @@
 #define MAX_DEPTH 256
 
 struct walker {
-	EVP_MD_CTX *list;	/* the listing's hash */
-	EVP_MD_CTX *file;	/* reused for each file */
+	struct sha256_ctx list;	/* the listing's hash */
+	struct sha256_ctx file;	/* reused for each file */
 	uint64_t files, bytes;
 	struct sd_error *err;
 };
@@ -49,14 +49,12 @@ static void hex(const unsigned char *d, unsigned n, char *out)
 static int file_hash(struct walker *w, int parent, const char *name, const char *path, char out[65])
 {
 	cleanup_close int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
+	unsigned char md[SHA256_DIGEST_SIZE];
 	char buf[65536];
 
 	if (fd < 0)
 		return sd_error_errno(w->err, errno, "cannot read '%s'", path);
-	if (!EVP_DigestInit_ex(w->file, EVP_sha256(), NULL))
-		return sd_error_set(w->err, EIO, "sha256 unavailable");
+	sha256_init(&w->file);
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 
@@ -66,11 +64,11 @@ static int file_hash(struct walker *w, int parent, const char *name, const char 
 			return sd_error_errno(w->err, errno, "cannot read '%s'", path);
 		if (n == 0)
 			break;
-		EVP_DigestUpdate(w->file, buf, (size_t)n);
+		sha256_update(&w->file, (size_t)n, (const uint8_t *)buf);
 		w->bytes += (uint64_t)n;
 	}
-	EVP_DigestFinal_ex(w->file, md, &mdlen);
-	hex(md, mdlen, out);
+	sha256_digest(&w->file, sizeof(md), md);
+	hex(md, sizeof(md), out);
 	return 0;
 }
 
@@ -80,12 +78,12 @@ static void emit(struct walker *w, char type, mode_t mode, const char *path, con
 	int n;
 
 	n = snprintf(head, sizeof(head), "%c %04o %zu:", type, (unsigned)(mode & 07777), strlen(path));
-	EVP_DigestUpdate(w->list, head, (size_t)n);
-	EVP_DigestUpdate(w->list, path, strlen(path));
+	sha256_update(&w->list, (size_t)n, (const uint8_t *)head);
+	sha256_update(&w->list, strlen(path), (const uint8_t *)path);
 	n = snprintf(head, sizeof(head), " %zu:", extra_len);
-	EVP_DigestUpdate(w->list, head, (size_t)n);
-	EVP_DigestUpdate(w->list, extra, extra_len);
-	EVP_DigestUpdate(w->list, "\n", 1);
+	sha256_update(&w->list, (size_t)n, (const uint8_t *)head);
+	sha256_update(&w->list, extra_len, (const uint8_t *)extra);
+	sha256_update(&w->list, 1, (const uint8_t *)"\n");
 	w->files++;
 }
 
@@ -192,26 +190,22 @@ static int walk(struct walker *w, int parent, const char *name, const char *path
 int image_digest_entries(const char *const *paths, const char *const *in_image, size_t n,
 			 char digest[IMAGE_DIGEST_SIZE], uint64_t *files, uint64_t *bytes, struct sd_error *err)
 {
-	struct walker w = { .list = EVP_MD_CTX_new(), .file = EVP_MD_CTX_new(), .err = err };
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
+	struct walker w = { .err = err };
+	unsigned char md[SHA256_DIGEST_SIZE];
 	int ret = 0;
 
-	if (!w.list || !w.file || !EVP_DigestInit_ex(w.list, EVP_sha256(), NULL))
-		ret = sd_error_set(err, EIO, "sha256 unavailable (OpenSSL)");
+	sha256_init(&w.list);
 	for (size_t i = 0; ret == 0 && i < n; i++)
 		ret = walk(&w, AT_FDCWD, paths[i], in_image[i], 0);
 	if (ret == 0) {
-		EVP_DigestFinal_ex(w.list, md, &mdlen);
+		sha256_digest(&w.list, sizeof(md), md);
 		memcpy(digest, "sha256:", 7);
-		hex(md, mdlen, digest + 7);
+		hex(md, sizeof(md), digest + 7);
 		if (files)
 			*files = w.files;
 		if (bytes)
 			*bytes = w.bytes;
 	}
-	EVP_MD_CTX_free(w.list);
-	EVP_MD_CTX_free(w.file);
 	return ret;
 }
 

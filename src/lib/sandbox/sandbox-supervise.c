@@ -181,13 +181,15 @@ done:
 	close_fd(&sv->in_w);
 }
 
-static uint64_t cgroup_cpu_ns(struct sandbox_ctx *ctx)
+/* the sandbox's CPU time so far: cpuacct.usage or cpu.stat alone (read at
+ * every wake-up of the loop; the memory figures are read once, at the end) */
+static uint64_t cpu_ns(struct sandbox_ctx *ctx)
 {
-	struct cgroup_stats st;
+	uint64_t ns = 0;
 
-	if (!ctx->cg || cgroup_stats(ctx->cg, &st) < 0 || !st.has_cpu)
+	if (!ctx->cg || cgroup_cpu_ns(ctx->cg, &ns) < 0)
 		return 0;
-	return st.cpu_ns;
+	return ns;
 }
 
 static enum sandbox_status classify(struct sandbox_ctx *ctx, int wstatus, bool have_status, bool file_size,
@@ -240,7 +242,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 
 	sv->t_exec = now_ms();
 	deadline = sv->t_exec + (int64_t)ceil(cfg->wall_time * 1000);
-	sv->cpu0_ns = sv->cg_cpu ? cgroup_cpu_ns(ctx) : 0;
+	sv->cpu0_ns = sv->cg_cpu ? cpu_ns(ctx) : 0;
 	sv->fired = SB_OK;
 	*out = (struct capture){ .fd = steal_fd(&sv->out_fd), .cap = cfg->output };
 	*errc = (struct capture){ .fd = steal_fd(&sv->err_fd), .cap = cfg->output };
@@ -253,14 +255,14 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 		struct pollfd pfd[5];
 		int nfds = 0, timeout;
 		int64_t now = now_ms();
+		uint64_t used = 0;	/* CPU ns since the start, read once a wake-up */
 
 		if (sv->fired == SB_OK && now >= deadline) {
 			sv->fired = SB_WALL_LIMIT;
 			sandbox_event(ctx, "limit", "wall_limit: %.3f s passed", cfg->wall_time);
 		}
 		if (sv->fired == SB_OK && sv->cg_cpu) {
-			uint64_t used = cgroup_cpu_ns(ctx) - sv->cpu0_ns;
-
+			used = cpu_ns(ctx) - sv->cpu0_ns;
 			if (used >= cpu_limit_ns) {
 				sv->fired = SB_CPU_LIMIT;
 				sandbox_event(ctx, "limit", "cpu_limit: %.3f s of CPU used", (double)used / 1e9);
@@ -277,7 +279,6 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 		timeout = (int)((kill_time >= 0 ? kill_time + DRAIN_TIMEOUT_MS : deadline) - now);
 		if (sv->fired == SB_OK && sv->cg_cpu) {
 			/* The soonest the CPU budget can run out on all cores. */
-			uint64_t used = cgroup_cpu_ns(ctx) - sv->cpu0_ns;
 			int64_t left_ms = used >= cpu_limit_ns ? 1 :
 				(int64_t)((cpu_limit_ns - used) / 1000000) / (ncpu > 0 ? ncpu : 1);
 

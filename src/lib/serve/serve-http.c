@@ -11,8 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <nettle/memops.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,8 +303,8 @@ static bool authorized(struct request *r)
 {
 	struct server *s = r->srv;
 	const char *h = s->mhd.lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	unsigned char md[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
 
 	if (!s->auth || r->ep == EP_HEALTHZ)
 		return true;
@@ -312,9 +312,10 @@ static bool authorized(struct request *r)
 		return false;
 	for (h += 7; *h == ' '; h++)
 		;
-	if (EVP_Digest(h, strlen(h), md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != sizeof(s->token_sha))
-		return false;
-	return CRYPTO_memcmp(md, s->token_sha, sizeof(s->token_sha)) == 0;
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(h), (const uint8_t *)h);
+	sha256_digest(&ctx, sizeof(md), md);
+	return memeql_sec(md, s->token_sha, sizeof(s->token_sha));
 }
 
 /* The first call for a request: its headers. An answer queued here is final. */

@@ -41,7 +41,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +54,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -106,7 +107,7 @@ static int read_token(struct server *s, struct sd_error *err)
 {
 	cleanup_free char *text = NULL;
 	size_t len = 0;
-	unsigned int mdlen = 0;
+	struct sha256_ctx ctx;
 	struct stat st;
 
 	if (!s->o.token_file)
@@ -120,8 +121,9 @@ static int read_token(struct server *s, struct sd_error *err)
 				    s->o.token_file);
 	if (stat(s->o.token_file, &st) == 0 && (st.st_mode & 077))
 		note(s, "warning: the token file '%s' can be read by others (chmod 600 it)", s->o.token_file);
-	if (EVP_Digest(text, len, s->token_sha, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != sizeof(s->token_sha))
-		return sd_error_set(err, EIO, "cannot hash the token");
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)text);
+	sha256_digest(&ctx, sizeof(s->token_sha), s->token_sha);
 	explicit_bzero(text, len);
 	s->auth = true;
 	return 0;

@@ -12,7 +12,7 @@
 #include "suite/task.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,19 +457,19 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 
 /* ---- suite hash ---- */
 
-static void hash_bytes(EVP_MD_CTX *ctx, char tag, const void *p, size_t n)
+static void hash_bytes(struct sha256_ctx *ctx, char tag, const void *p, size_t n)
 {
 	unsigned char hdr[9];
 
 	hdr[0] = (unsigned char)tag;
 	for (int i = 0; i < 8; i++)
 		hdr[1 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	EVP_DigestUpdate(ctx, hdr, sizeof(hdr));
+	sha256_update(ctx, sizeof(hdr), hdr);
 	if (n)
-		EVP_DigestUpdate(ctx, p, n);
+		sha256_update(ctx, n, p);
 }
 
-static void hash_str(EVP_MD_CTX *ctx, const char *s)
+static void hash_str(struct sha256_ctx *ctx, const char *s)
 {
 	if (s)
 		hash_bytes(ctx, 's', s, strlen(s));
@@ -477,7 +477,7 @@ static void hash_str(EVP_MD_CTX *ctx, const char *s)
 		hash_bytes(ctx, 'n', NULL, 0);
 }
 
-static void hash_num(EVP_MD_CTX *ctx, double v)
+static void hash_num(struct sha256_ctx *ctx, double v)
 {
 	char buf[64];
 
@@ -485,7 +485,7 @@ static void hash_num(EVP_MD_CTX *ctx, double v)
 	hash_str(ctx, buf);
 }
 
-static void hash_u64(EVP_MD_CTX *ctx, uint64_t v)
+static void hash_u64(struct sha256_ctx *ctx, uint64_t v)
 {
 	char buf[32];
 
@@ -498,14 +498,10 @@ static void hash_u64(EVP_MD_CTX *ctx, uint64_t v)
  * is left out, so a suite hashes the same wherever it lies. */
 static int suite_hash(const struct tk_list *l, enum task_format format, char hex[65], struct sd_error *err)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	struct sha256_ctx sha, *ctx = &sha;
+	unsigned char md[SHA256_DIGEST_SIZE];
 
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return sd_error_set(err, ENOMEM, "cannot compute the suite hash");
-	}
+	sha256_init(ctx);
 	hash_str(ctx, "sandeval-suite-v1");
 	hash_u64(ctx, format);
 	for (size_t i = 0; i < l->n; i++) {
@@ -546,12 +542,8 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 			hash_u64(ctx, t->quiet);
 		}
 	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-		EVP_MD_CTX_free(ctx);
-		return sd_error_set(err, EIO, "cannot compute the suite hash");
-	}
-	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < mdlen; i++)
+	sha256_digest(ctx, sizeof(md), md);
+	for (unsigned int i = 0; i < sizeof(md); i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }
