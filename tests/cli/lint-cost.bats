@@ -43,6 +43,17 @@ verdicts() {
 		| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))]' "$1" | sort
 }
 
+# batch_vs_cold TASKS JOBS: s.jsonl linted in batches (batch.json) and with --cold, each sample alone
+# (cold.json); fails unless every verdict, finding and detail is the same
+batch_vs_cold() {
+	lint batch.json --tasks "$1" --samples s.jsonl --jobs "$2"
+	((rc == 0)) || flunk "batches: exit $rc"
+	lint cold.json --tasks "$1" --samples s.jsonl --jobs "$2" --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+}
+
 # Samples that exercise every kind of outcome of the Python linters.
 mixed_samples() {
 	sample clean $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
@@ -183,12 +194,7 @@ for i in ("big", "big2"):
 		zcat "$cg" | head -n 1500 | jq -c 'select(.sample_index < 3) | {task_id, completion}'
 	} >s.jsonl
 	n=$(wc -l <s.jsonl)
-	lint batch.json --tasks "$HE" --samples s.jsonl --jobs 2
-	((rc == 0)) || flunk "batches: exit $rc"
-	lint cold.json --tasks "$HE" --samples s.jsonl --jobs 2 --cold
-	((rc == 0)) || flunk "--cold: exit $rc"
-	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
-		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	batch_vs_cold "$HE" 2
 	# it was batches that were compared: every sample's report from one, several batches of several files
 	[[ $(grep -c 'linted in a batch (lint sandbox ' <(jq -r '.samples[].lint_detail' batch.json)) == "$n" ]] ||
 		flunk "not every sample from a batch: $(jq -r '.samples[].lint_detail' batch.json | grep -v 'in a batch' | head -3)"
@@ -221,12 +227,7 @@ print(json.dumps({"sample_id": "big", "task_id": "sum_to", "solution": big}))'
 		sample g6 $'def sum_to(n):\n    l = 1\n    return eval(input())\n\n'
 	} >s.jsonl
 	# one worker, so two batches of four
-	lint batch.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1
-	((rc == 0)) || flunk "batches: exit $rc"
-	lint cold.json --tasks "$EX/tasks" --samples s.jsonl --jobs 1 --cold
-	((rc == 0)) || flunk "--cold: exit $rc"
-	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
-		flunk "one run over the batch and --cold differ: $(head -c 3000 diff.txt)"
+	batch_vs_cold "$EX/tasks" 1
 	det() { jq -r --arg id "$1" '.samples[] | select(.sample_id == $id) | .lint_detail' batch.json; }
 	for id in a1 b2 c0 d3 e4 f5 g6; do
 		[[ $(det $id) == "flake8 "*" s (its share of one run over "*" files); bandit "*" s (its share of one run over "*" files);"*"linted in a batch"* ]] ||
