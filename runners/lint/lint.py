@@ -393,7 +393,8 @@ def together(plan, warm, texts, target):
         seconds = round(ran["seconds"] / len(texts), 3)
         for i, (data, status) in enumerate(cut):
             shares[i].append(dict(ran, exit=status, seconds=seconds, files=len(texts),
-                                  stdout=data[:cap].decode("utf-8", errors="replace"), stdout_truncated=len(data) > cap))
+                                  stdout=data[:cap].decode("utf-8", errors="replace"),
+                                  stdout_truncated=len(data) > cap))
     done = {}
     for i, outs in enumerate(shares):
         if not any(o["stdout_truncated"] for o in outs):
