@@ -60,7 +60,7 @@ same() {
 
 # the comparable form of the lint detail: the tools' times masked, the note that a report was reused or
 # came from a batch cut
-detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
+detail='(.lint_detail | gsub("[0-9]+\\.[0-9]+ s( \\(its share of one run over [0-9]+ files\\))?"; "T s")
 	| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))'
 counts='group_by(.) | map("\(.[0]) \(length)") | join(", ")'
 
@@ -78,7 +78,9 @@ for set in he-canon:"$he" he-gpt4:"$he" mbpp:"$work/mbpp-tasks.jsonl" codegen:"$
 	same "$name" "$(jq -r "[.samples[].lint] | $counts" "$work/$name.new.json");\
  $(jq '[.samples[].findings | length] | add' "$work/$name.new.json") findings;\
  $(grep -c 'an identical program' "$work/$name.new.json" || true) reports reused,\
- $(grep -c 'linted in a batch' "$work/$name.new.json" || true) linted in batches"
+ $(grep -c 'linted in a batch' "$work/$name.new.json" || true) linted in batches,\
+ $(jq '[.samples[] | select(.lint_detail | test("bandit [0-9.]+ s \\(its share of one run"))] | length' \
+	"$work/$name.new.json") of them by one run of each linter over the batch"
 done
 
 # sandeval run, tests and lint together: the --out lines

@@ -263,21 +263,180 @@ def undumpable():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
+class _Sink:
+    """What flake8's formatter takes for sys.stdout while one file's finding is written: its .buffer."""
+
+    def __init__(self, buf):
+        self.buffer = buf
+
+
+def flake8_capture(paths, target):
+    """Patch flake8's formatter so that each finding it reports for PATHS[i]
+    is written, as it would be for TARGET (the file linted alone: the same
+    formatter's format() and show_source(), with the finding's file name
+    TARGET), into bufs[i] instead of stdout. (bufs, strays: findings of no
+    file of PATHS, undo)."""
+    from flake8.formatting import base
+    bufs = {p: io.BytesIO() for p in paths}
+    strays = []
+    handle = base.BaseFormatter.handle
+
+    def handle_one(self, error):
+        buf = bufs.get(error.filename)
+        if buf is None:
+            strays.append(error.filename)
+            return
+        saved = sys.stdout
+        sys.stdout = _Sink(buf)
+        try:
+            handle(self, error._replace(filename=target))
+        finally:
+            sys.stdout = saved
+
+    base.BaseFormatter.handle = handle_one
+
+    def undo():
+        base.BaseFormatter.handle = handle
+    return [bufs[p] for p in paths], strays, undo
+
+
+def bandit_split(text, paths, target):
+    """Bandit's JSON report on PATHS cut into the report each file alone at
+    TARGET would have had (its results and errors, in their order, the file's
+    name TARGET; its metrics; bandit's serialization), with the exit status
+    bandit gives it; None when any result or error names no file of PATHS."""
+    doc = json.loads(text)
+    if not isinstance(doc, dict) or set(doc) != {"errors", "generated_at", "metrics", "results"}:
+        return None
+    index = {p: i for i, p in enumerate(paths)}
+    results, errors = [[] for _ in paths], [[] for _ in paths]
+    for key, into in (("results", results), ("errors", errors)):
+        for item in doc[key]:
+            if not isinstance(item, dict) or item.get("filename") not in index:
+                return None
+            into[index[item["filename"]]].append(dict(item, filename=target))
+    from bandit.core import metrics
+    out = []
+    for i, p in enumerate(paths):
+        totals = metrics.Metrics()  # its own totals, as bandit sums them for one file
+        if p in doc["metrics"]:
+            totals.data[target] = doc["metrics"][p]
+        totals.aggregate()
+        one = {"errors": errors[i], "generated_at": doc["generated_at"], "metrics": totals.data,
+               "results": results[i]}
+        out.append((json.dumps(one, sort_keys=True, indent=2, separators=(",", ": ")).encode("utf-8"),
+                    1 if results[i] else 0))
+    return out
+
+
+def together(plan, warm, texts, target):
+    """Lint TEXTS with ONE run of each tool of PLAN over all of them: {index:
+    envelope} of the files whose report could be cut back exactly as each
+    alone at TARGET would have had it (the others, or all when a run did not
+    end cleanly, are left to the one-at-a-time path).
+
+    Only when the plan is flake8 then bandit, both run warm (in this
+    process) and name TARGET once as their last argument. Each text is
+    written to /work/N/SOURCE, N its index (the same file name in a
+    directory of its own); flake8 runs with --jobs=1 on them all, each
+    finding it reports captured by the file flake8 says it is about
+    (flake8_capture: no output parsed); bandit writes its JSON report, cut
+    by each result's and error's file name (bandit_split). A tool that timed
+    out (the plan's timeout for the whole run, so no file took longer
+    alone), wrote to stderr, exited otherwise than it would for what it
+    found, or reported a finding of a file it was not given: nothing of the
+    run is used. A file whose share is over the output cap is linted alone
+    (alone it would be cut)."""
+    path = plan.get("path") or "/usr/local/bin:/usr/bin:/bin"
+    timeout = float(plan.get("timeout", 30))
+    cap = int(plan.get("max_output", 1 << 20))
+    tools = plan.get("tools", [])
+    if [t.get("name") for t in tools] != ["flake8", "bandit"] or not warm:
+        return {}
+    for t in tools:
+        argv = [str(a) for a in t.get("argv", [])]
+        exe = shutil.which(argv[0], path=path) if argv else None
+        if not exe or os.path.realpath(exe) not in warm or argv[-1] != target or argv.count(target) != 1:
+            return {}
+    base, name = os.path.split(target)
+    paths = [os.path.join(base, str(i), name) for i in range(len(texts))]
+    for p, text in zip(paths, texts):
+        os.mkdir(os.path.dirname(p))
+        with open(p, "wb") as f:
+            f.write(str(text).encode("utf-8"))
+    shares = [[] for _ in texts]  # per file: each tool's out
+    for n, t in enumerate(tools):
+        argv = [str(a) for a in t["argv"][:-1]] + (["--jobs=1"] if t["name"] == "flake8" else []) + paths
+        one = dict(t, argv=argv)
+        if t["name"] == "flake8":
+            bufs, strays, undo = flake8_capture(paths, target)
+            try:
+                ran = run_tool(one, path, timeout, cap, n, warm)
+            finally:
+                undo()
+            if strays:
+                return {}
+            cut = [(b.getvalue(), 1 if b.getvalue() else 0) for b in bufs]
+        else:
+            ran = run_tool(one, path, timeout, cap * len(texts), n, warm)
+            if ran["stdout_truncated"]:
+                return {}
+            try:
+                cut = bandit_split(ran["stdout"], paths, target)
+            except ValueError:
+                return {}
+            if cut is None:
+                return {}
+        if (ran["missing"] or ran["timed_out"] or ran["signal"] or ran["stderr"] or ran["stderr_truncated"]
+                or ran["exit"] != max([c[1] for c in cut] + [0])):
+            return {}
+        seconds = round(ran["seconds"] / len(texts), 3)
+        for i, (data, status) in enumerate(cut):
+            shares[i].append(dict(ran, exit=status, seconds=seconds, files=len(texts),
+                                  stdout=data[:cap].decode("utf-8", errors="replace"),
+                                  stdout_truncated=len(data) > cap))
+    done = {}
+    for i, outs in enumerate(shares):
+        if not any(o["stdout_truncated"] for o in outs):
+            done[i] = json.dumps({"lint": 1, "tools": outs}, separators=(",", ":"))
+    return done
+
+
+def reset(own, injected):
+    """Take away what the last file's linters left: every other process of the
+    sandbox, /work but the injected files (written again as they came), /tmp,
+    linecache."""
+    import linecache
+    try:
+        os.kill(-1, signal.SIGKILL)  # all but pid 1 and this process
+    except OSError:
+        pass
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    wipe("/work", own)
+    wipe("/tmp", None)
+    for name, data in injected.items():
+        restore(os.path.join(own, name), data)
+    linecache.clearcache()
+
+
 def batch(plan, warm):
     """Lint each of PLAN's "batch" texts as a sample's own lint sandbox would.
 
-    Each text in turn is written to /work/SOURCE, alone there, and every tool
-    of the plan runs on it exactly as for one sample (run_tool: its own argv,
-    environment, output files, timeout and exit status; a warm tool in this
-    process, restored afterwards). Between files, what a tool could leave
-    for the next is taken away: /work (but the injected files, written again
-    as they came) and /tmp emptied, every other process of the sandbox
-    killed, linecache (bandit reads a finding's source line through it, by
-    path) cleared. The texts are in this process's memory only, and the
-    process is undumpable. Prints, per
-    file, "INDEX ENVELOPE" on one line; nothing for a file whose tools could
-    not be run (that file is then linted alone, docs/lint.md)."""
-    import linecache
+    First all of them at once (together(): one run of each linter over the
+    batch, each file's report cut back to what it would have been alone);
+    then each text that run could not account for in turn, written to
+    /work/SOURCE alone, every tool of the plan on it exactly as for one
+    sample (run_tool: its own argv, environment, output files, timeout and
+    exit status; a warm tool in this process, restored afterwards). Before
+    the run over the batch and before each file alone, what a tool could
+    leave is taken away (reset). The texts are in this process's memory and
+    /work only, and the process is undumpable. Prints, per file, "INDEX
+    ENVELOPE" on one line; nothing for a file whose tools could not be run
+    (that file is then linted alone, docs/lint.md)."""
     texts = plan.pop("batch")
     target = plan.pop("source")
     own = os.path.dirname(os.path.abspath(sys.argv[0]))  # /work/.sandeval, warm or cold
@@ -288,21 +447,18 @@ def batch(plan, warm):
                 injected[name] = f.read()
     undumpable()
     out = sys.stdout.buffer
+    reset(own, injected)
+    try:
+        done = together(plan, warm, texts, target)
+    except Exception:
+        done = {}
+    for i, line in sorted(done.items()):
+        out.write(b"%d " % i + line.encode("ascii") + b"\n")
+    out.flush()
     for i, text in enumerate(texts):
-        try:
-            os.kill(-1, signal.SIGKILL)  # all but pid 1 and this process
-        except OSError:
-            pass
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
-        wipe("/work", own)
-        wipe("/tmp", None)
-        for name, data in injected.items():
-            restore(os.path.join(own, name), data)
-        linecache.clearcache()
+        if i in done:
+            continue
+        reset(own, injected)
         with open(target, "wb") as f:
             f.write(str(text).encode("utf-8"))
         try:

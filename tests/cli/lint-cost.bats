@@ -39,8 +39,19 @@ sample() { jq -nc --arg id "$1" --arg s "$2" '{sample_id: $id, task_id: "sum_to"
 # verdicts JSON: per sample its status, findings and detail, the tools' times masked and the note that the
 # report was reused or came from a batch cut
 verdicts() {
-	jq -c '.samples[] | [.sample_id, .lint, .findings, (.lint_detail | gsub("[0-9]+\\.[0-9]+ s"; "T s")
+	jq -c '.samples[] | [.sample_id, .lint, .findings, (.lint_detail | gsub("[0-9]+\\.[0-9]+ s( \\(its share of one run over [0-9]+ files\\))?"; "T s")
 		| sub("; (an identical program.s report \\(linted earlier in this process\\)|linted in a batch \\(lint sandbox [0-9a-f?]+\\))$"; ""))]' "$1" | sort
+}
+
+# batch_vs_cold TASKS JOBS: s.jsonl linted in batches (batch.json) and with --cold, each sample alone
+# (cold.json); fails unless every verdict, finding and detail is the same
+batch_vs_cold() {
+	lint batch.json --tasks "$1" --samples s.jsonl --jobs "$2"
+	((rc == 0)) || flunk "batches: exit $rc"
+	lint cold.json --tasks "$1" --samples s.jsonl --jobs "$2" --cold
+	((rc == 0)) || flunk "--cold: exit $rc"
+	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
+		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
 }
 
 # Samples that exercise every kind of outcome of the Python linters.
@@ -183,12 +194,7 @@ for i in ("big", "big2"):
 		zcat "$cg" | head -n 1500 | jq -c 'select(.sample_index < 3) | {task_id, completion}'
 	} >s.jsonl
 	n=$(wc -l <s.jsonl)
-	lint batch.json --tasks "$HE" --samples s.jsonl --jobs 2
-	((rc == 0)) || flunk "batches: exit $rc"
-	lint cold.json --tasks "$HE" --samples s.jsonl --jobs 2 --cold
-	((rc == 0)) || flunk "--cold: exit $rc"
-	diff <(verdicts cold.json) <(verdicts batch.json) >diff.txt ||
-		flunk "batches and --cold differ: $(head -c 3000 diff.txt)"
+	batch_vs_cold "$HE" 2
 	# it was batches that were compared: every sample's report from one, several batches of several files
 	[[ $(grep -c 'linted in a batch (lint sandbox ' <(jq -r '.samples[].lint_detail' batch.json)) == "$n" ]] ||
 		flunk "not every sample from a batch: $(jq -r '.samples[].lint_detail' batch.json | grep -v 'in a batch' | head -3)"
@@ -200,6 +206,37 @@ for i in ("big", "big2"):
 	((distinct > n / 2)) || flunk "only $distinct distinct (task, findings) of $n"
 	[[ $(jq -r '[.samples[].findings[].tool] | unique | join(" ")' batch.json) == "bandit flake8" ]] ||
 		flunk "tools: $(jq -c '[.samples[].findings[].tool] | unique' batch.json)"
+}
+
+# bats test_tags=native
+@test "lint in batches: one flake8 and one bandit run over a batch, cut back per file: every finding where it belongs, once" {
+	[[ $BACKEND == native ]] || skip "native: warm lint is the native backend's"
+	# neighbours with findings on their first and last lines, each file a count and rules of its own (a
+	# finding moved to the next file, lost or repeated at a boundary shows), a file whose flake8 report
+	# is over the 256 KiB a tool's output may have (alone it is cut: it is linted alone) in the middle
+	{
+		sample a1 $'import os\n\n\ndef sum_to(n):\n    return eval(str(n))  '
+		sample b2 $'import subprocess\nimport sys\n\n\ndef sum_to(n):\n    return subprocess.call(n, shell=True) '
+		sample c0 $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n'
+		python3 -c 'import json
+big = "def sum_to(n):\n    return n\n\n\n" + "x = 1 \n" * 7000
+print(json.dumps({"sample_id": "big", "task_id": "sum_to", "solution": big}))'
+		sample d3 $'import pickle\n\n\ndef sum_to(n):\n    return pickle.loads(n)\n\n\n'
+		sample e4 $'def sum_to(n)\n    return n\n'
+		sample f5 $'import hashlib\n\n\ndef sum_to(n):\n    total=0\n    return hashlib.md5(n).hexdigest()\n'
+		sample g6 $'def sum_to(n):\n    l = 1\n    return eval(input())\n\n'
+	} >s.jsonl
+	# one worker, so two batches of four
+	batch_vs_cold "$EX/tasks" 1
+	det() { jq -r --arg id "$1" '.samples[] | select(.sample_id == $id) | .lint_detail' batch.json; }
+	for id in a1 b2 c0 d3 e4 f5 g6; do
+		[[ $(det $id) == "flake8 "*" s (its share of one run over "*" files); bandit "*" s (its share of one run over "*" files);"*"linted in a batch"* ]] ||
+			flunk "$id: not from one run over its batch: $(det $id)"
+	done
+	[[ $(det big) == *"linted in a batch"* && $(det big) != *"one run"* ]] || flunk "big: $(det big)"
+	# what is compared says something: the counts differ from file to file, and both linters found
+	[[ $(jq -r '[.samples[] | .findings | length] | map(tostring) | join(" ")' batch.json) == "4 5 0 100 3 2 3 4" ]] ||
+		flunk "counts: $(jq -c '[.samples[] | [.sample_id, (.findings | map(.rule))]]' batch.json)"
 }
 
 # The driver is killed by the memory cgroup's OOM killer, so as root: as an

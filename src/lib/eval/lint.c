@@ -352,7 +352,14 @@ static void read_envelope(const char *text, size_t len, const char *fate, const 
 				      (int)json_integer_value(exit_code), path, fs, &e) < 0) {
 			note(&oc->failed, "%s%s%s", e.msg, line[0] ? ": " : "", line);
 		} else {
-			note(&oc->ran, "%s %.2f s", name, json_number_value(json_object_get(t, "seconds")));
+			json_int_t files = json_integer_value(json_object_get(t, "files"));
+
+			/* lint.py's batch mode ran the tool once over many files: this is one file's share */
+			if (files > 1)
+				note(&oc->ran, "%s %.2f s (its share of one run over %lld files)", name,
+				     json_number_value(json_object_get(t, "seconds")), (long long)files);
+			else
+				note(&oc->ran, "%s %.2f s", name, json_number_value(json_object_get(t, "seconds")));
 		}
 	}
 	json_decref(doc);
