@@ -15,7 +15,8 @@
 #     root         make check run as an ordinary user: what needs root
 #     postgres     no PostgreSQL server (Debian's postgresql): the PostgreSQL store's tests
 # - tests that belong to one pass only are not run in the others (bats tags:
-#   root, unprivileged, native, heavy), so they are neither passes nor skips.
+#   root, unprivileged, native, heavy, backend-specific, frontend), so they
+#   are neither passes nor skips.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -206,7 +207,7 @@ if [ "$(id -u)" = 0 ]; then
 		SANDEVAL="$log/tree/sandeval" PROBE="$log/tree/tests/probe/probe" \
 		SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="${SANDEVAL_DATA-}" SANDEVAL_SKIP="$SANDEVAL_SKIP" \
 		SANDEVAL_PG_URL="${SANDEVAL_PG_URL-}" SANDEVAL_PG_TCP_URL="${SANDEVAL_PG_TCP_URL-}" \
-		bats --tap --filter-tags '!root,!heavy' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
+		bats --tap --filter-tags '!root,!heavy,!frontend' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
 	tally "$log/cli-user.tap" $? "cli as uid 65534"
 	echo "  (cli as uid 65534: $(($(date +%s) - t0)) s)"
 else
@@ -220,7 +221,7 @@ if opted_out gvisor; then
 	echo "(skipped: SANDEVAL_SKIP names gvisor)"
 else
 	# gvisor.bats ran in the root pass (it names its backend itself)
-	cli "cli as root, gvisor" '!unprivileged,!native,!backend-specific,!backend-neutral' SANDEVAL_BACKEND=gvisor
+	cli "cli as root, gvisor" '!unprivileged,!native,!backend-specific,!frontend' SANDEVAL_BACKEND=gvisor
 fi
 
 echo "== fuzz smoke runs"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # agent.bats - `sandeval agent`: the loop with a replayed sample file, a generator program and an OpenAI-compatible server on loopback (docs/agent.md)
 #
-# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
-# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
-# bats file_tags=backend-neutral
+# A front end on the pipeline, the same whatever sandboxes it: run natively as
+# root and under ASan, not repeated in the gVisor and uid 65534 passes, where
+# run.bats, exec.bats and tripwires.bats prove the sandbox (tests/README.md).
+# bats file_tags=frontend
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FX=$BATS_TEST_DIRNAME/fixtures/agent

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # evalplus.bats - `sandeval run` on EvalPlus's HumanEval+ and MBPP+: inputs as written, EvalPlus's comparison, base and plus apart, --mini
 #
-# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
-# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
-# bats file_tags=backend-neutral
+# A front end on the pipeline, the same whatever sandboxes it: run natively as
+# root and under ASan, not repeated in the gVisor and uid 65534 passes, where
+# run.bats, exec.bats and tripwires.bats prove the sandbox (tests/README.md).
+# bats file_tags=frontend
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # gate.bats - `sandeval gate` and `sandeval export` on real runs: regressions caught, equal runs pass, fails closed
 #
-# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
-# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
-# bats file_tags=backend-neutral
+# A front end on the pipeline, the same whatever sandboxes it: run natively as
+# root and under ASan, not repeated in the gVisor and uid 65534 passes, where
+# run.bats, exec.bats and tripwires.bats prove the sandbox (tests/README.md).
+# bats file_tags=frontend
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 EX=$BATS_TEST_DIRNAME/../../examples

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # sanitize.bats - `sandeval run --sanitize` and `sandeval lint --sanitize`: model output in fences and chatter scored as the clean code is
 #
-# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
-# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
-# bats file_tags=backend-neutral
+# A front end on the pipeline, the same whatever sandboxes it: run natively as
+# root and under ASan, not repeated in the gVisor and uid 65534 passes, where
+# run.bats, exec.bats and tripwires.bats prove the sandbox (tests/README.md).
+# bats file_tags=frontend
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 FIX=$BATS_TEST_DIRNAME/fixtures

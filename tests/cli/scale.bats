@@ -9,9 +9,10 @@
 # all defined), and compare with one single-process SQLite run of it;
 # tests/heavy/scale.bats does the same with all 16,400.
 #
-# A front end on the pipeline, the same on every backend (run.bats, exec.bats and
-# tripwires.bats prove the sandbox under gVisor): not repeated in the gVisor pass.
-# bats file_tags=backend-neutral
+# A front end on the pipeline, the same whatever sandboxes it: run natively as
+# root and under ASan, not repeated in the gVisor and uid 65534 passes, where
+# run.bats, exec.bats and tripwires.bats prove the sandbox (tests/README.md).
+# bats file_tags=frontend
 
 SANDEVAL=${SANDEVAL:-$BATS_TEST_DIRNAME/../../sandeval}
 STORE_COPY=${STORE_COPY:-$BATS_TEST_DIRNAME/../../build/tests/tools/store-copy}
