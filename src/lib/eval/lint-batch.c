@@ -5,11 +5,14 @@
  * process gathers the programs it will lint (lint_source), leaves out those
  * whose report is in its cache already and the repeats, and lints the rest in
  * batches: one lint sandbox per batch, built as a sample's is, whose driver
- * (runners/lint/lint.py, batch mode) lints each file in turn, in its own
- * process, with the tools and arguments it would use for a sample alone,
- * after taking away what the previous file could have left (the sandbox's
- * other processes killed, /work and /tmp emptied, the injected files
- * written again, linecache cleared), and prints one envelope per file. The batches go through
+ * (runners/lint/lint.py, batch mode) first runs flake8 once and bandit once
+ * over all the batch's files, each file's report cut back to exactly what it
+ * alone would get (lint.py's together(); any doubt and nothing of that run is
+ * used), then lints each file that run did not account for in turn, with the
+ * tools and arguments it would use for a sample alone, after taking away what
+ * the previous file could have left (the sandbox's other processes killed,
+ * /work and /tmp emptied, the injected files written again, linecache
+ * cleared), and prints one envelope per file. The batches go through
  * the pipeline's pool (pool.h), --jobs at a time; each envelope comes back
  * to the pool's process and is kept in its cache under the program's key
  * (lint_key: the same key lint_sample computes), with the batch's sandbox id.
