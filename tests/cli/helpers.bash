@@ -137,13 +137,13 @@ run_in_background() {
 new_tag() { echo "tag-$$-$RANDOM$RANDOM"; }
 
 # gvisor_ids TAG: the ids of live gVisor runs whose program's arguments hold
-# TAG (their bundles, in the state directories, say so).
+# TAG (their requests, DIR/request in the state directories, say so).
 gvisor_ids() {
 	local d
 	for d in /run/sandeval ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR/sandeval"} "/tmp/sandeval-$(id -u)"; do
 		[[ -d $d ]] || continue
-		grep -lF -- "$1" "$d"/*.gvisor/bundle/config.json 2>/dev/null |
-			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/bundle/config.json$|\1|p'
+		grep -laF -- "$1" "$d"/*.gvisor/request 2>/dev/null |
+			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/request$|\1|p'
 	done
 	return 0
 }

@@ -248,6 +248,7 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 	cfg.output = output;
 	cfg.pids = 128;
 	cfg.zygote = evaluator_zygote(ev, task);
+	cfg.pool = evaluator_pool(ev);
 	return sandbox_run(&cfg, sr, err);
 }
 

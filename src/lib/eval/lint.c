@@ -269,6 +269,7 @@ int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code,
 	cfg.pids = 64;
 	cfg.output = 8u << 20;
 	cfg.zygote = evaluator_lint_zygote(ev);
+	cfg.pool = evaluator_pool(ev);
 	return sandbox_run(&cfg, sr, err);
 }
 
