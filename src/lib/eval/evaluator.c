@@ -298,6 +298,15 @@ struct zygote *evaluator_lint_zygote(struct evaluator *ev)
 	return warm_get(&ev->lint_warm, ev->runners_dir, "lint/zygote.py");
 }
 
+void evaluator_add_costs(struct sample_result *out, const struct sandbox_result *sr)
+{
+	out->sandbox_ms += sr->run_ms;
+	if (sr->sandbox_cpu_ms >= 0) {
+		out->sandbox_cpu_ms += sr->sandbox_cpu_ms;
+		out->prestart_cpu_ms += sr->prestart_cpu_ms > 0 ? sr->prestart_cpu_ms : 0;
+	}
+}
+
 struct sandbox_pool *evaluator_pool(struct evaluator *ev)
 {
 	return ev->pool;

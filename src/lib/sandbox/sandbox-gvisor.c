@@ -564,8 +564,6 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	sandbox_event(ctx, "inject", "request: %zu file(s) staged in '%s/ctl/files', the program, its "
 		      "environment and limits; sandbox started %lld ms before", cfg->n_files, gv->dir,
 		      (long long)ctx->res->prestart_ms);
-	if (ctx->assigned)
-		ctx->assigned(ctx->assigned_arg);
 	if (wait_for_exec(ctx, err) < 0)
 		return -1;
 
@@ -599,6 +597,10 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		supervise_finish(&sv, &ru);
 		if (ctx->cg && cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
 			ctx->res->sandbox_cpu_ms = (int64_t)(st.cpu_ns / 1000000);
+		sandbox_event(ctx, "execute", "sandbox host CPU %lld ms, %lld ms of it before the sample came "
+			      "(%s, started %lld ms before)", (long long)ctx->res->sandbox_cpu_ms,
+			      (long long)ctx->res->prestart_cpu_ms, ctx->res->pooled ? "pre-started" : "started for it",
+			      (long long)ctx->res->prestart_ms);
 		count_tripwires(ctx);
 		tripwire_finish(ctx, NULL);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {

@@ -37,9 +37,9 @@ struct sandbox_ctx {
 	uid_t host_uid;
 	gid_t host_gid;
 	void *backend_data;
-	/* Called once the sample's request reached a sandbox started before it
-	 * (gvisor), with ASSIGNED_ARG; NULL: nothing. The pool starts the next
-	 * sandbox then (sandbox-pool.c). */
+	/* Called once, with ASSIGNED_ARG, when the program runs and its clock
+	 * and CPU are counted (supervise_loop); NULL: nothing. The pool starts
+	 * the next sandbox then (sandbox-pool.c), while this one's program runs. */
 	void (*assigned)(void *arg);
 	void *assigned_arg;
 };

@@ -130,7 +130,7 @@ static struct entry *prestart(const struct sandbox_config *cur)
 	return e;
 }
 
-/* ctx->assigned: the sample's request is in; start the next ones. */
+/* ctx->assigned: the sample's program runs; start the next ones. */
 static void refill(void *arg)
 {
 	struct sandbox_pool *p = arg;
@@ -231,17 +231,13 @@ int sandbox_pool_take(struct sandbox_pool *p, struct sandbox_ctx *ctx, struct sd
 	}
 	p->n = kept;
 	p->cur = ctx->cfg;
+	if (got)
+		rebind(got, ctx);
+	else if (sandbox_ctx_begin(ctx, err) < 0 || sandbox_ctx_provision(ctx, be, err) < 0)
+		return -1;
 	ctx->assigned = refill;
 	ctx->assigned_arg = p;
-	if (got) {
-		rebind(got, ctx);
-		ctx->assigned = refill;
-		ctx->assigned_arg = p;
-		return 0;
-	}
-	if (sandbox_ctx_begin(ctx, err) < 0)
-		return -1;
-	return sandbox_ctx_provision(ctx, be, err);
+	return 0;
 }
 
 void sandbox_pool_free(struct sandbox_pool *p)

@@ -408,6 +408,12 @@ char *sandbox_result_json(const struct sandbox_result *res)
 	json_object_set_new(o, "signal", res->signal > 0 ? json_integer(res->signal) : json_null());
 	json_object_set_new(o, "wall_ms", json_integer(res->wall_ms));
 	json_object_set_new(o, "cpu_ms", res->cpu_ms >= 0 ? json_integer(res->cpu_ms) : json_null());
+	json_object_set_new(o, "run_ms", json_integer(res->run_ms));
+	if (res->platform)	/* gvisor: its start, before and after the sample came */
+		json_object_set_new(o, "start", json_pack("{s:b, s:I, s:o, s:o}", "pooled", res->pooled,
+			"prestart_ms", (json_int_t)res->prestart_ms,
+			"prestart_cpu_ms", res->prestart_cpu_ms >= 0 ? json_integer(res->prestart_cpu_ms) : json_null(),
+			"sandbox_cpu_ms", res->sandbox_cpu_ms >= 0 ? json_integer(res->sandbox_cpu_ms) : json_null()));
 	json_object_set_new(o, "peak_memory_bytes",
 			    res->peak_memory_bytes >= 0 ? json_integer(res->peak_memory_bytes) : json_null());
 	json_object_set_new(o, "stdout", text_value(res->stdout_buf, res->stdout_len));
