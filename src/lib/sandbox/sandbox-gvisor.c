@@ -17,12 +17,22 @@
  * The bundle (config.json, the run's root directory, the init, the FIFOs,
  * the staged files) is built by sandbox-gvisor-bundle.c.
  *
- * Pipes. Four host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
+ * Start and assignment. provision starts runsc on a bundle that holds
+ * nothing of a sample (it may run long before its sample is known: a
+ * pre-started sandbox of a pool, sandbox-pool.c); init opens its FIFOs and
+ * waits. execute is the assignment: the sample's cgroup limits, its files
+ * copied into DIR/ctl/files (a directory init never looked at before), and
+ * one request on the req FIFO with its program, environment, rlimits and
+ * tmpfs size (gvisor_request). One sandbox serves one sample, then is
+ * destroyed.
+ *
+ * Pipes. Five host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
  * opened by init (runsc --host-fifo=open), then hidden (init detaches that
  * mount before the program starts): ctl (init -> supervisor: events, "X"
  * once the program was executed, "E" for a setup failure, "S wstatus" when
- * it ended: the program never holds it, so it cannot forge it), and in, out,
- * err, the program's only descriptors. runsc's own stdio go to /dev/null and
+ * it ended: the program never holds it, so it cannot forge it), req
+ * (supervisor -> init: the request), and in, out, err, the program's only
+ * descriptors. runsc's own stdio go to /dev/null and
  * its log to DIR/runsc.log, never into the program's output. The Sentry's
  * debug log (strace of the watched calls, seccomp refusals, task ends) goes
  * to DIR/sentry.log, read after the run for the tripwires (gvisor-strace.c).
@@ -43,7 +53,7 @@
  * tree (the rootless path is kept for delegated cgroups).
  *
  * Residue. DIR (<state dir>/<id>.gvisor: bundle, runsc state, FIFOs, copies
- * of the --file sources, runsc's and the Sentry's logs) is noted in the run's gc record with
+ * of the --file sources, the request's copy, runsc's and the Sentry's logs) is noted in the run's gc record with
  * the runsc binary; destroy, or `sandeval gc` after a SIGKILL, kills the
  * cgroups, runs `runsc delete --force` and removes DIR. runsc makes no
  * cgroups of its own (--ignore-cgroups) and no mounts outside its sandbox.
