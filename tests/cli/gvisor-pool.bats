@@ -179,7 +179,7 @@ def f():
 	setsid "$SANDEVAL" run --backend gvisor --jobs 1 --gvisor-pool 1 --no-lint --db t.db --log ev.log --quiet \
 		--timeout 60 --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --k 1 </dev/null >/dev/null 2>&1 3>&- &
 	RUN_PID=$!
-	local deadline=$((SECONDS + 60)) running= waiting= id
+	local deadline=$((SECONDS + 240)) running= waiting= id
 	while ((SECONDS < deadline)); do
 		running=$(grep -lF -- "$tag" /run/sandeval/*.gvisor/ctl/files/* 2>/dev/null | head -n 1 |
 			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/.*|\1|p')
