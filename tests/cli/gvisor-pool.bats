@@ -171,28 +171,30 @@ def f():
 	local tag
 	tag=$(new_tag)
 	samples attack/0 "sleeper=    import time  # $tag
-    time.sleep(30)
+    time.sleep(100)
     return a + b
 " "next=    return a + b
 "
 	# its own process group, so that kill -9 takes the run and its workers at once (runsc's are in theirs)
 	setsid "$SANDEVAL" run --backend gvisor --jobs 1 --gvisor-pool 1 --no-lint --db t.db --log ev.log --quiet \
-		--timeout 60 --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --k 1 </dev/null >/dev/null 2>&1 3>&- &
+		--timeout 300 --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --k 1 </dev/null >stdout.txt 2>stderr.txt 3>&- &
 	RUN_PID=$!
+	# cheap looks only in the loop: scanning /proc (run_pids) takes seconds on a loaded machine
 	local deadline=$((SECONDS + 240)) running= waiting= id
 	while ((SECONDS < deadline)); do
 		running=$(grep -lF -- "$tag" /run/sandeval/*.gvisor/ctl/files/* 2>/dev/null | head -n 1 |
 			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/.*|\1|p')
 		waiting=
 		for id in $(all_ids 2>/dev/null); do
-			# started, not assigned (no request yet), and its runsc up
+			# started, not assigned: no request yet
 			[[ $id != "$running" && -d /run/sandeval/$id.gvisor/state && ! -e /run/sandeval/$id.gvisor/request ]] &&
-				[[ -n $(run_pids "$id") ]] && waiting=$id
+				waiting=$id
 		done
-		[[ -n $running && -n $waiting ]] && break
+		# (a canary's process may end with its own pre-started sandbox: only a live one counts)
+		[[ -n $running && -n $waiting ]] && [[ -n $(run_pids "$waiting") ]] && break
 		sleep 0.2
 	done
-	[[ -n $running ]] || flunk "the sleeper's sandbox never started"
+	[[ -n $running ]] || flunk "the sleeper's sandbox never started: $(cat stderr.txt; tail -n 3 ev.log)"
 	[[ -n $waiting ]] || flunk "no sandbox was pre-started beside the sleeper's"
 	local pids
 	pids=$(run_pids "$running"; run_pids "$waiting")
