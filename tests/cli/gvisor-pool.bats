@@ -23,7 +23,7 @@ setup() {
 }
 
 teardown() {
-	[[ -n ${RUN_PID-} ]] && kill -9 -- "-$RUN_PID" 2>/dev/null || true
+	if [[ -n ${RUN_PID-} ]]; then kill -9 -- "-$RUN_PID" 2>/dev/null || true; fi
 	return 0
 }
 
@@ -180,7 +180,7 @@ def f():
 		--timeout 300 --tasks "$FIX/attack-tasks.jsonl" --samples s.jsonl --k 1 </dev/null >stdout.txt 2>stderr.txt 3>&- &
 	RUN_PID=$!
 	# cheap looks only in the loop: scanning /proc (run_pids) takes seconds on a loaded machine
-	local deadline=$((SECONDS + 240)) running= waiting= id
+	local deadline=$((SECONDS + 240)) running='' waiting='' id
 	while ((SECONDS < deadline)); do
 		running=$(grep -lF -- "$tag" /run/sandeval/*.gvisor/ctl/files/* 2>/dev/null | head -n 1 |
 			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/.*|\1|p')
