@@ -201,11 +201,8 @@ def f():
 	kill -9 -- "-$RUN_PID"
 	wait "$RUN_PID" || true
 	RUN_PID=
-	"$SANDEVAL" gc >/dev/null || flunk "sandeval gc failed"
-	local p
-	for p in $pids; do
-		! alive "$p" || flunk "host pid $p survived gc: $(tr '\0' ' ' <"/proc/$p/cmdline")"
-	done
+	# shellcheck disable=SC2086 # the pids are words
+	gc_kills $pids
 	# shellcheck disable=SC2046 # the ids are words
 	assert_no_residue $(all_ids)
 }

@@ -134,11 +134,8 @@ gv() {
 	kill -9 "$SBX_PID"
 	wait "$SBX_PID" || true
 	SBX_PID=
-	"$SANDEVAL" gc >/dev/null || flunk "sandeval gc failed"
-	local p
-	for p in $pids; do
-		! alive "$p" || flunk "host pid $p of the run survived gc: $(tr '\0' ' ' <"/proc/$p/cmdline")"
-	done
+	# shellcheck disable=SC2086 # the pids are words
+	gc_kills $pids
 	[[ ! -e /run/sandeval/$ids.gvisor && ! -e ${XDG_RUNTIME_DIR:-/nonexistent}/sandeval/$ids.gvisor &&
 		! -e /tmp/sandeval-$(id -u)/$ids.gvisor ]] || flunk "the run's directory is left"
 	assert_no_residue "$ids"

@@ -344,6 +344,16 @@ assert_no_residue() {
 	[[ -z $files ]] || flunk "files left: $files"
 }
 
+# gc_kills PID...: `sandeval gc` succeeds and none of the host pids (a killed
+# run's runsc processes) is alive after it.
+gc_kills() {
+	"$SANDEVAL" gc >/dev/null || flunk "sandeval gc failed"
+	local p
+	for p in "$@"; do
+		! alive "$p" || flunk "host pid $p of the run survived gc: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+	done
+}
+
 # alive PID: the process exists and is not a zombie (an orphaned zombie waits
 # for the machine's pid 1 to reap it and holds nothing).
 alive() {

@@ -26,6 +26,8 @@ struct gvisor {
  * the FIFOs) for a sandbox on IMAGE_DIR (NULL: the host image): nothing of
  * a sample, which may not be known yet. */
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err);
+/* Close the supervisor's ends of the FIFOs (and the stdin source) that are still open. */
+void gvisor_close_fds(struct gvisor *gv);
 /* The sample (ctx->cfg) for init: copy its files into DIR/ctl/files, then
  * write its program, environment, limits and files to REQ_FD (the request
  * FIFO, non-blocking) before DEADLINE (monotonic ms). 0 or -1. */

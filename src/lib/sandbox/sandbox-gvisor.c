@@ -626,6 +626,16 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	return ret;
 }
 
+void gvisor_close_fds(struct gvisor *gv)
+{
+	close_fd(&gv->ctl_r);
+	close_fd(&gv->out_r);
+	close_fd(&gv->err_r);
+	close_fd(&gv->in_w);
+	close_fd(&gv->in_src);
+	close_fd(&gv->req_w);
+}
+
 static void gvisor_destroy(struct sandbox_ctx *ctx)
 {
 	struct gvisor *gv = ctx->backend_data;
@@ -641,12 +651,7 @@ static void gvisor_destroy(struct sandbox_ctx *ctx)
 				;
 			gv->helper = -1;
 		}
-		close_fd(&gv->ctl_r);
-		close_fd(&gv->out_r);
-		close_fd(&gv->err_r);
-		close_fd(&gv->in_w);
-		close_fd(&gv->in_src);
-		close_fd(&gv->req_w);
+		gvisor_close_fds(gv);
 	}
 	if (ctx->cg) {
 		if (cgroup_destroy(ctx->cg, &e) < 0) {

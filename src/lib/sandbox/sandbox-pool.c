@@ -150,14 +150,8 @@ static void forget(struct entry *e)
 {
 	struct gvisor *gv = e->ctx.backend_data;
 
-	if (gv) {
-		close_fd(&gv->ctl_r);
-		close_fd(&gv->out_r);
-		close_fd(&gv->err_r);
-		close_fd(&gv->in_w);
-		close_fd(&gv->in_src);
-		close_fd(&gv->req_w);
-	}
+	if (gv)
+		gvisor_close_fds(gv);
 	close_fd(&e->ctx.log_fd);
 	close_fd(&e->ctx.lock_fd);
 	free(e);
