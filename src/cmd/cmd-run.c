@@ -25,6 +25,7 @@ static const char run_usage[] =
 	"                    [--k 1,10,100] [--out FILE.jsonl] [--junit FILE.xml] [--json FILE]\n"
 	"                    [--seed N] [--holdout include|exclude|only] [--resume RUN_ID]\n"
 	"                    [--timeout SECONDS] [--memory SIZE] [--backend native] [--cold] [--quiet]\n"
+	"                    [--gvisor-pool N] [--log FILE]\n"
 	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
@@ -65,6 +66,11 @@ static const char run_usage[] =
 	"                    from a warm interpreter, and lint every sample afresh (each\n"
 	"                    linter executed, no report of an identical program reused)\n"
 	"                    (slower; docs/sandbox.md, warm starts; docs/lint.md, cost)\n"
+	"  --gvisor-pool N   --backend gvisor: sandboxes each job starts ahead of its\n"
+	"                    samples, each serving one sample only (default 1; 0: each\n"
+	"                    sandbox started when its sample comes; docs/sandbox.md)\n"
+	"  --log FILE        append every sandbox's lifecycle events as JSON lines (as\n"
+	"                    exec --log; t_ms counts from the sample's assignment)\n"
 	"  --no-lint         do not lint the samples (then there is no composite score)\n"
 	"  --lint-severity L the lowest lint severity that fails a sample: style, warning\n"
 	"                    (default) or error (docs/lint.md)\n"
@@ -95,7 +101,8 @@ enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
        OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL,
-       OPT_BREAKER, OPT_BREAKER_RATE, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE };
+       OPT_BREAKER, OPT_BREAKER_RATE, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE,
+       OPT_GVISOR_POOL, OPT_LOG };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -117,6 +124,8 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "no-lint", no_argument, NULL, OPT_NO_LINT },
 	{ "cold", no_argument, NULL, OPT_COLD },
+	{ "gvisor-pool", required_argument, NULL, OPT_GVISOR_POOL },
+	{ "log", required_argument, NULL, OPT_LOG },
 	{ "mini", no_argument, NULL, OPT_MINI },
 	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
 	{ "partial", no_argument, NULL, OPT_PARTIAL },
@@ -261,6 +270,12 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 			o->breaker_rate_window = (uint32_t)m;
 			break;
 		}
+		case OPT_LOG: o->eval.log_path = v; break;
+		case OPT_GVISOR_POOL:
+			if (parse_long(v, 0, 8, &n, &err) < 0)
+				return fail("--gvisor-pool: %s", err.msg);
+			o->eval.gvisor_pool = n;
+			break;
 		case OPT_JOBS:
 			if (parse_long(v, 1, 64, &n, &err) < 0)
 				return fail("--jobs: %s", err.msg);

@@ -1,4 +1,4 @@
-/* gvinit.c - pid 1 inside a gVisor sandbox: builds /work, hands the program its FIFOs, drops to uid 1000, reports its wait status
+/* gvinit.c - pid 1 inside a gVisor sandbox: waits for its one request, builds /work, hands the program its FIFOs, drops to uid 1000, reports its wait status
  *
  * A static program: sandeval embeds it and the gVisor backend binds it into
  * every sandbox at /.sandeval/init (see sandbox-gvisor.c for the whole
@@ -6,15 +6,27 @@
  * host's) and talks to the supervisor only through host FIFOs in /.sandeval:
  *   ctl  (write) lines: "I phase\tdetail", "L landlock seccomp", "X" (the
  *        program was executed), "E message" (setup failed), "S wstatus"
+ *   req  (read) the one request: "LEN\n", then LEN bytes of NUL-terminated
+ *        arguments (below); it comes when a sample is assigned to the
+ *        sandbox, which may have been started long before (a pre-started
+ *        sandbox of the pool): nothing of the sample is known until then
  *   in, out, err  the program's stdin, stdout and stderr
- * Usage: init [-p NPROC] [-f N:DEST]... -- PROGRAM [ARG...]
+ * The request's arguments: [-p NPROC] [-t BYTES] [-r RES:SOFT:HARD]...
+ * [-e NAME=VALUE]... [-f N:DEST]... -- PROGRAM [ARG...]
  *   -p NPROC   the program's RLIMIT_NPROC, set after it became uid 1000
- *   -f N:DEST  copy /.sandeval/files/N to /work/DEST, read-only (a bind mount)
- * Order: open the FIFOs -> one tmpfs (/.sandeval-scratch) bound at /work and
- * /tmp -> injected files -> detach /.sandeval -> fork the program, which drops
- * the bounding set, groups, uid/gid (to 1000), capabilities, sets
- * no_new_privs, loads sandeval's seccomp filter and executes. Init reaps
- * everything and exits when the program ends, which ends the sandbox.
+ *   -t BYTES   the size of the one tmpfs of /work and /tmp
+ *   -r R:S:H   the program's rlimit number R (RLIMIT_*), soft S, hard H
+ *   -e N=V     the program's environment (nothing else)
+ *   -f N:DEST  copy /.sandeval/files/N to /work/DEST, read-only (a bind
+ *              mount); the supervisor creates /.sandeval/files only with the
+ *              request, and init never looks there before it
+ * Order: open the FIFOs -> read the request -> one tmpfs (/.sandeval-scratch)
+ * of -t bytes, bound at /work and /tmp -> injected files -> detach /.sandeval
+ * -> fork the program, which sets its rlimits, drops the bounding set,
+ * groups, uid/gid (to 1000), capabilities, sets no_new_privs, loads
+ * sandeval's seccomp filter and executes. Init reaps everything and exits
+ * when the program ends, which ends the sandbox: one request, one program,
+ * one sandbox.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,8 +54,21 @@
 #define SCRATCH "/.sandeval-scratch"
 #define UID 1000
 #define GID 1000
+#define REQUEST_MAX (64u << 20)
+#define MAX_RLIMITS 8
 
 static int ctl = -1;
+
+/* What the request sets (besides the files and the program). */
+static struct {
+	long nproc;			/* -1: not set */
+	unsigned long long tmpfs;
+	int n_rl;
+	int rl_res[MAX_RLIMITS];
+	struct rlimit rl[MAX_RLIMITS];
+	char **env;
+	int n_env;
+} req = { .nproc = -1, .tmpfs = 4096 };
 
 static void msg(char type, const char *fmt, ...)
 {
@@ -166,6 +191,11 @@ static unsigned long long inject(const char *spec)
 
 static void scratch(void)
 {
+	char opts[64];
+
+	snprintf(opts, sizeof(opts), "mode=755,size=%llu", req.tmpfs);
+	if (mount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		die("cannot mount the /work and /tmp tmpfs (%s)", opts);
 	if (mkdir(SCRATCH "/work", 0755) < 0 || chown(SCRATCH "/work", UID, GID) < 0 ||
 	    mkdir(SCRATCH "/tmp", 01777) < 0 || chmod(SCRATCH "/tmp", 01777) < 0)
 		die("cannot prepare the /work and /tmp tmpfs");
@@ -190,8 +220,10 @@ static void set_caps_zero(void)
 }
 
 /* The program's process: constrain, then execute. Errors go to EPIPE_FD. */
-static _Noreturn void run_program(char **argv, int fds[3], long nproc)
+static _Noreturn void run_program(char **argv, int fds[3])
 {
+	extern char **environ;
+
 	struct sd_error err = { 0 };
 	const struct sysfilter *filter = sysfilter_prebuilt();
 	sigset_t none;
@@ -205,14 +237,17 @@ static _Noreturn void run_program(char **argv, int fds[3], long nproc)
 			die("dup2");
 	if (chdir("/work") < 0)
 		die("chdir /work");
+	for (int i = 0; i < req.n_rl; i++)
+		if (setrlimit((__rlimit_resource_t)req.rl_res[i], &req.rl[i]) < 0)
+			die("cannot set rlimit %d", req.rl_res[i]);
 	for (int cap = 0; cap <= 63; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap) < 0 && errno != EINVAL)
 			die("cannot drop capability %d from the bounding set", cap);
 	if (setgroups(0, NULL) < 0 || setresgid(GID, GID, GID) < 0 || setresuid(UID, UID, UID) < 0)
 		die("cannot become uid %d", UID);
 	set_caps_zero();
-	if (nproc >= 0) {
-		struct rlimit rl = { (rlim_t)nproc, (rlim_t)nproc };
+	if (req.nproc >= 0) {
+		struct rlimit rl = { (rlim_t)req.nproc, (rlim_t)req.nproc };
 
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			die("cannot set RLIMIT_NPROC");
@@ -227,15 +262,122 @@ static _Noreturn void run_program(char **argv, int fds[3], long nproc)
 	msg('I', "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
 	    "seccomp allowlist of %d calls inside gVisor, rlimits; uid %d", sysfilter_allowed(filter), UID);
 	msg('L', "0 %d", sysfilter_allowed(filter));
+	environ = req.env;	/* execvp's PATH is the program's, as it was runsc's */
 	execvp(argv[0], argv);
 	die("cannot execute '%s'", argv[0]);
 }
 
-int main(int argc, char **argv)
+static void read_all(int fd, char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t r = read(fd, buf, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("cannot read the request");
+		buf += r;
+		n -= (size_t)r;
+	}
+}
+
+/* The request on FD: its arguments as an argv (NULL-terminated), *ARGC. */
+static char **read_request(int fd, int *argc)
+{
+	char head[24], *body, **argv;
+	size_t len = 0, n = 0, k = 0;
+
+	for (;;) {
+		if (n == sizeof(head) - 1)
+			die("bad request header");
+		read_all(fd, head + n, 1);
+		if (head[n] == '\n')
+			break;
+		if (head[n] < '0' || head[n] > '9')
+			die("bad request header");
+		len = len * 10 + (size_t)(head[n++] - '0');
+		if (len > REQUEST_MAX)
+			die("request too long");
+	}
+	body = malloc(len + 1);
+	argv = body ? calloc(len + 2, sizeof(char *)) : NULL;
+	if (!argv)
+		die("cannot hold the request");
+	read_all(fd, body, len);
+	body[len] = '\0';
+	if (len && body[len - 1] != '\0')
+		die("bad request");
+	argv[k++] = "init";
+	for (size_t off = 0; off < len; off += strlen(body + off) + 1)
+		argv[k++] = body + off;
+	argv[k] = NULL;
+	*argc = (int)k;
+	return argv;
+}
+
+static long long number(const char *s, char stop, const char **end)
+{
+	char *e;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &e, 10);
+	if (e == s || *e != stop || errno)
+		die("bad number in '%s'", s);
+	*end = e + (stop != '\0');
+	return v;
+}
+
+static void rlimit_arg(const char *spec)
+{
+	const char *p = spec;
+	int i = req.n_rl;
+
+	if (i == MAX_RLIMITS)
+		die("too many -r");
+	req.rl_res[i] = (int)number(p, ':', &p);
+	req.rl[i].rlim_cur = (rlim_t)number(p, ':', &p);
+	req.rl[i].rlim_max = (rlim_t)number(p, '\0', &p);
+	req.n_rl++;
+}
+
+/* The limits and the environment; returns the index of "--". */
+static int parse_request(int argc, char **argv)
+{
+	const char *end;
+	int argi = 1;
+
+	req.env = calloc((size_t)argc + 1, sizeof(char *));
+	if (!req.env)
+		die("cannot hold the request");
+	for (; argi < argc && strcmp(argv[argi], "--") != 0; argi += 2) {
+		const char *opt = argv[argi], *v = argi + 1 < argc ? argv[argi + 1] : NULL;
+
+		if (!v)
+			die("bad argument '%s'", opt);
+		if (strcmp(opt, "-p") == 0)
+			req.nproc = (long)number(v, '\0', &end);
+		else if (strcmp(opt, "-t") == 0)
+			req.tmpfs = (unsigned long long)number(v, '\0', &end);
+		else if (strcmp(opt, "-r") == 0)
+			rlimit_arg(v);
+		else if (strcmp(opt, "-e") == 0)
+			req.env[req.n_env++] = argv[argi + 1];
+		else if (strcmp(opt, "-f") != 0)
+			die("bad argument '%s'", opt);
+	}
+	if (argi + 1 >= argc) {
+		errno = EINVAL;
+		die("no program");
+	}
+	return argi;
+}
+
+int main(void)
 {
 	unsigned long long bytes = 0;
-	int fds[3], argi = 1, nfiles = 0;
-	long nproc = -1;
+	int fds[3], argc, argi, nfiles = 0, reqfd;
+	char **argv;
 	pid_t pid;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -246,6 +388,7 @@ int main(int argc, char **argv)
 		die("fcntl");
 	fds[1] = open_fifo("out", O_WRONLY);
 	fds[2] = open_fifo("err", O_WRONLY);
+	reqfd = open_fifo("req", O_RDONLY);
 	/* runsc's own stdio: nothing of ours goes there */
 	for (int i = 0; i < 3; i++) {
 		int fd = open("/dev/null", O_RDWR);
@@ -255,23 +398,16 @@ int main(int argc, char **argv)
 		if (fd > 2)
 			close(fd);
 	}
+	/* ready: everything above is the same for every sample; now wait for one */
+	argv = read_request(reqfd, &argc);
+	close(reqfd);
+	argi = parse_request(argc, argv);
 	scratch();
-	for (; argi < argc && strcmp(argv[argi], "--") != 0; argi++) {
-		if (argi + 1 >= argc)
-			die("bad argument '%s'", argv[argi]);
-		if (strcmp(argv[argi], "-p") == 0) {
-			nproc = strtol(argv[++argi], NULL, 10);
-		} else if (strcmp(argv[argi], "-f") == 0) {
-			bytes += inject(argv[++argi]);
+	for (int i = 1; i < argi; i += 2)
+		if (strcmp(argv[i], "-f") == 0) {
+			bytes += inject(argv[i + 1]);
 			nfiles++;
-		} else {
-			die("bad argument '%s'", argv[argi]);
 		}
-	}
-	if (argi + 1 >= argc) {
-		errno = EINVAL;
-		die("no program");
-	}
 	if (umount2(DIR_CTL, MNT_DETACH) < 0)
 		die("cannot detach '%s'", DIR_CTL);
 	msg('I', "inject\t%d file(s), %llu bytes, read-only under /work; /work and /tmp share one tmpfs", nfiles, bytes);
@@ -286,7 +422,7 @@ int main(int argc, char **argv)
 		die("cannot fork the program");
 	if (pid == 0) {
 		close(p[0]);
-		run_program(argv + argi + 1, fds, nproc);
+		run_program(argv + argi + 1, fds);
 	}
 	close(p[1]);
 	for (int i = 0; i < 3; i++)
@@ -301,12 +437,11 @@ int main(int argc, char **argv)
 		pid_t w = waitpid(-1, &st, __WALL);
 
 		if (w == pid) {
-			struct rlimit fsize;
-
-			/* a file at RLIMIT_FSIZE (the OCI spec's, ours too): the program reached --file-size */
-			if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
-			    file_size_reached((uint64_t)fsize.rlim_cur))
-				msg('F', "");
+			/* a file at the program's RLIMIT_FSIZE: it reached --file-size */
+			for (int i = 0; i < req.n_rl; i++)
+				if (req.rl_res[i] == RLIMIT_FSIZE && req.rl[i].rlim_cur != RLIM_INFINITY &&
+				    file_size_reached((uint64_t)req.rl[i].rlim_cur))
+					msg('F', "");
 			msg('S', "%d", st);
 			_exit(0);
 		}

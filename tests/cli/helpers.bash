@@ -137,13 +137,13 @@ run_in_background() {
 new_tag() { echo "tag-$$-$RANDOM$RANDOM"; }
 
 # gvisor_ids TAG: the ids of live gVisor runs whose program's arguments hold
-# TAG (their bundles, in the state directories, say so).
+# TAG (their requests, DIR/request in the state directories, say so).
 gvisor_ids() {
 	local d
 	for d in /run/sandeval ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR/sandeval"} "/tmp/sandeval-$(id -u)"; do
 		[[ -d $d ]] || continue
-		grep -lF -- "$1" "$d"/*.gvisor/bundle/config.json 2>/dev/null |
-			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/bundle/config.json$|\1|p'
+		grep -laF -- "$1" "$d"/*.gvisor/request 2>/dev/null |
+			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/request$|\1|p'
 	done
 	return 0
 }
@@ -342,6 +342,16 @@ assert_no_residue() {
 		for id in "$@"; do files_naming "$id"; done
 	} | sort -u)
 	[[ -z $files ]] || flunk "files left: $files"
+}
+
+# gc_kills PID...: `sandeval gc` succeeds and none of the host pids (a killed
+# run's runsc processes) is alive after it.
+gc_kills() {
+	"$SANDEVAL" gc >/dev/null || flunk "sandeval gc failed"
+	local p
+	for p in "$@"; do
+		! alive "$p" || flunk "host pid $p of the run survived gc: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+	done
 }
 
 # alive PID: the process exists and is not a zombie (an orphaned zombie waits

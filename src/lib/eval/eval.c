@@ -248,6 +248,8 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 	cfg.output = output;
 	cfg.pids = 128;
 	cfg.zygote = evaluator_zygote(ev, task);
+	cfg.pool = evaluator_pool(ev);
+	cfg.log_path = ev->o.log_path;
 	return sandbox_run(&cfg, sr, err);
 }
 
@@ -288,6 +290,7 @@ int eval_tests(struct evaluator *ev, const struct task *task, const struct sampl
 		out->sandbox_ids = strdup(sr.id);
 		out->latency_ms = sr.wall_ms;
 		out->cpu_ms = sr.cpu_ms;
+		evaluator_add_costs(out, &sr);
 		out->peak_memory_bytes = sr.peak_memory_bytes;
 		out->tripwires = sr.tripwires;
 		verdict_read(task, &sr, key, out);

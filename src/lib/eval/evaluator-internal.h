@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "eval/evaluator.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/zygote.h"
 
 /* A file injected into the sandbox's harness directory. */
@@ -47,8 +48,14 @@ struct evaluator {
 	struct warm tests_warm;			/* runners/zygote.py: the driver */
 	struct warm lint_warm;			/* runners/lint/zygote.py: the Python linters */
 	struct lint_cache *lint_cache;		/* envelopes by content (lint-cache.c), this process's */
+	struct sandbox_pool *pool;		/* gvisor: sandboxes started ahead (sandbox-pool.h), or NULL */
 };
 
+/* The pool of pre-started gVisor sandboxes every sandbox of a sample is
+ * taken from (sandbox-pool.h), or NULL (another backend, --gvisor-pool 0). */
+struct sandbox_pool *evaluator_pool(struct evaluator *ev);
+/* Add what SR's sandbox cost (its wait, its host CPU with its start) to OUT's. */
+void evaluator_add_costs(struct sample_result *out, const struct sandbox_result *sr);
 /* The runner of LANG, read from runners/<lang>/runner.json on first use. */
 const struct runner *evaluator_runner(struct evaluator *ev, const char *lang, struct sd_error *err);
 /* The zygote to start TASK's driver from, or NULL for a cold start: asked

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/sandbox-pool.h"
 #include "score/score.h"
 
 /* The cache tag of the sandbox's Python (sys.implementation.cache_tag): the
@@ -39,6 +40,7 @@ void evaluator_options_init(struct evaluator_options *o)
 	o->lint_memory = 512ull << 20;
 	o->lint_tool_timeout = 30.0;
 	o->lint_cache = true;
+	o->gvisor_pool = 1;
 }
 
 const char *evaluator_runners_dir(void)
@@ -240,6 +242,12 @@ struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_err
 	}
 	ev->o = *o;
 	ev->runners_dir = o->runners_dir ? o->runners_dir : evaluator_runners_dir();
+	if (o->backend && strcmp(o->backend, "gvisor") == 0 && o->gvisor_pool > 0 &&
+	    !(ev->pool = sandbox_pool_new((size_t)o->gvisor_pool))) {
+		free(ev);
+		sd_error_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
 	return ev;
 }
 
@@ -249,6 +257,7 @@ void evaluator_free(struct evaluator *ev)
 		return;
 	warm_release(&ev->tests_warm);
 	warm_release(&ev->lint_warm);
+	sandbox_pool_free(ev->pool);	/* this process's pre-started sandboxes destroyed */
 	lint_cache_free(ev->lint_cache);
 	for (size_t i = 0; i < ev->n_runners; i++)
 		runner_release(&ev->runners[i]);
@@ -287,6 +296,20 @@ struct zygote *evaluator_lint_zygote(struct evaluator *ev)
 	if (ev->o.cold || (ev->o.backend && strcmp(ev->o.backend, "native") != 0))
 		return NULL;
 	return warm_get(&ev->lint_warm, ev->runners_dir, "lint/zygote.py");
+}
+
+void evaluator_add_costs(struct sample_result *out, const struct sandbox_result *sr)
+{
+	out->sandbox_ms += sr->run_ms;
+	if (sr->sandbox_cpu_ms >= 0) {
+		out->sandbox_cpu_ms += sr->sandbox_cpu_ms;
+		out->prestart_cpu_ms += sr->prestart_cpu_ms > 0 ? sr->prestart_cpu_ms : 0;
+	}
+}
+
+struct sandbox_pool *evaluator_pool(struct evaluator *ev)
+{
+	return ev->pool;
 }
 
 const char *evaluator_warm_error(const struct evaluator *ev)

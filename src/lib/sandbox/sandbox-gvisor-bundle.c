@@ -1,7 +1,10 @@
 /* sandbox-gvisor-bundle.c - the gvisor backend's OCI bundle: config.json, the root directory, the init and its FIFOs
  *
- * One per run, in <state dir>/<id>.gvisor (see sandbox-gvisor.c for the
- * whole picture). The root is always a directory of the run's own: runsc's
+ * One per sandbox, in <state dir>/<id>.gvisor (see sandbox-gvisor.c for the
+ * whole picture). The bundle holds nothing of a sample: it is built when the
+ * sandbox is started, maybe before its sample is known (a pre-started
+ * sandbox, sandbox-pool.c); the sample's program, environment, limits and
+ * files reach init only in its request (gvisor_request). The root is always a directory of the run's own: runsc's
  * gofer creates missing mount points in the root directory on the host, so
  * an image's directory is never the root itself; its top-level entries are
  * bound read-only into the run's root instead.
@@ -16,9 +19,12 @@
 #include <glob.h>
 #include <jansson.h>
 #include <math.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -210,82 +216,34 @@ static json_t *string_array(const char *const *v, size_t n)
 	return a;
 }
 
-/* config.json: init as root of the sandbox with the few capabilities it needs. */
+/* config.json: init as root of the sandbox with the few capabilities it
+ * needs. Nothing in it is a sample's: the program, its environment, its
+ * rlimits and the tmpfs's size come with the request (gvisor_request). */
 static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char *root_path,
-			json_t *mounts, char **file_args, size_t n_file_args, struct sd_error *err)
+			json_t *mounts, struct sd_error *err)
 {
-	const struct sandbox_config *cfg = ctx->cfg;
 	struct gvisor *gv = ctx->backend_data;
-	static const char *const base_env[] = {
-		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp",
-	};
-	json_t *args = json_array(), *env = json_array(), *rl = json_array(), *caps, *c;
-	uint64_t cpu_soft = (uint64_t)ceil(cfg->cpu_time) + (gv->cg_cpu ? 1 : 0);
-	char opts[128];
+	static const char *const base_env[] = { "PATH=/usr/bin:/bin" };
+	json_t *args = json_array(), *env, *rl = json_array(), *caps, *c;
 	cleanup_free char *path = xasprintf("%s/config.json", bundle);
 	cleanup_free char *ctl = xasprintf("%s/ctl", gv->dir);
 	int r;
 
 	json_array_append_new(args, json_string("/.sandeval/init"));
-	/* gVisor counts the program's own task under uid 0 (it was forked before
-	 * setuid): N - 1 more tasks of uid 1000 make N */
-	snprintf(opts, sizeof(opts), "%ld", cfg->pids - 1);
-	json_array_append_new(args, json_string("-p"));
-	json_array_append_new(args, json_string(opts));
-	for (size_t i = 0; i < n_file_args; i++)
-		json_array_append_new(args, json_string(file_args[i]));
-	json_array_append_new(args, json_string("--"));
-	for (char *const *a = cfg->argv; *a; a++)
-		json_array_append_new(args, json_string(*a));
-	/* --env overrides a base variable of the same name */
-	for (size_t i = 0; i < sizeof(base_env) / sizeof(base_env[0]); i++) {
-		size_t klen = strcspn(base_env[i], "=") + 1;
-		bool overridden = false;
-
-		for (size_t j = 0; j < cfg->n_env; j++)
-			overridden |= strncmp(cfg->env[j], base_env[i], klen) == 0;
-		if (!overridden)
-			json_array_append_new(env, json_string(base_env[i]));
-	}
-	for (size_t j = 0; j < cfg->n_env; j++) {
-		size_t klen = strcspn(cfg->env[j], "=") + 1;
-		bool later = false;
-
-		for (size_t k = j + 1; k < cfg->n_env; k++)
-			later |= strncmp(cfg->env[k], cfg->env[j], klen) == 0;
-		if (!later)
-			json_array_append_new(env, json_string(cfg->env[j]));
-	}
+	env = string_array(base_env, 1);
 	json_array_append_new(rl, rlimit_json("RLIMIT_CORE", 0, 0));
-	json_array_append_new(rl, rlimit_json("RLIMIT_NOFILE", (uint64_t)cfg->fds, (uint64_t)cfg->fds));
-	json_array_append_new(rl, rlimit_json("RLIMIT_FSIZE", cfg->file_size, cfg->file_size));
-	json_array_append_new(rl, rlimit_json("RLIMIT_CPU", cpu_soft, cpu_soft + 1));
-	if (!gv->cg_memory)
-		json_array_append_new(rl, rlimit_json("RLIMIT_AS", cfg->memory, cfg->memory));
 	caps = string_array(init_caps, sizeof(init_caps) / sizeof(init_caps[0]));
-	c = json_pack("{s:s, s:{s:i, s:i}, s:o, s:o, s:s, s:{s:O, s:O, s:O}, s:o, s:b}",
-		      "ociVersion", "1.0.0"
-		      , "process", "uid", 0, "gid", 0
-		      , "args", args, "env", env, "cwd", "/"
-		      , "capabilities", "bounding", caps, "effective", caps, "permitted", caps
-		      , "rlimits", rl, "noNewPrivileges", 0);
+	c = json_pack("{s:s, s:{s:{s:i, s:i}, s:o, s:o, s:s, s:{s:O, s:O, s:O}, s:o, s:b}}",
+		      "ociVersion", "1.0.0",
+		      "process", "user", "uid", 0, "gid", 0, "args", args, "env", env, "cwd", "/",
+		      "capabilities", "bounding", caps, "effective", caps, "permitted", caps,
+		      "rlimits", rl, "noNewPrivileges", 0);
 	json_decref(caps);
 	if (!c || !path || !ctl) {
 		json_decref(c);
 		json_decref(mounts);
 		return sd_error_errno(err, ENOMEM, "config.json");
 	}
-	json_object_set_new(c, "process", json_pack("{s:{s:i, s:i}, s:o, s:o, s:s, s:o, s:o, s:b}",
-		"user", "uid", 0, "gid", 0, "args", json_incref(json_object_get(c, "args")),
-		"env", json_incref(json_object_get(c, "env")), "cwd", "/",
-		"capabilities", json_incref(json_object_get(c, "capabilities")),
-		"rlimits", json_incref(json_object_get(c, "rlimits")), "noNewPrivileges", 0));
-	json_object_del(c, "args");
-	json_object_del(c, "env");
-	json_object_del(c, "cwd");
-	json_object_del(c, "capabilities");
-	json_object_del(c, "rlimits");
-	json_object_del(c, "noNewPrivileges");
 	json_object_set_new(c, "root", json_pack("{s:s, s:b}", "path", root_path, "readonly", 1));
 	json_object_set_new(c, "hostname", json_string("sandbox"));
 	json_array_insert_new(mounts, 0, mount_json("/proc", "proc", "proc", "nosuid,nodev,noexec"));
@@ -293,8 +251,6 @@ static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char 
 	json_array_insert_new(mounts, 2, mount_json("/sys", "tmpfs", "tmpfs", "ro,nosuid,nodev,noexec,size=4k"));
 	json_array_append_new(mounts, mount_json("/work", "tmpfs", "tmpfs", "nosuid,nodev,size=4k"));
 	json_array_append_new(mounts, mount_json("/tmp", "tmpfs", "tmpfs", "nosuid,nodev,size=4k"));
-	snprintf(opts, sizeof(opts), "nosuid,nodev,mode=755,size=%llu", (unsigned long long)cfg->tmpfs);
-	json_array_append_new(mounts, mount_json("/.sandeval-scratch", "tmpfs", "tmpfs", opts));
 	json_array_append_new(mounts, mount_json("/.sandeval", "bind", ctl, "rbind,rw,nosuid,nodev"));
 	json_object_set_new(c, "mounts", mounts);
 	json_object_set_new(c, "linux", json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}]}", "namespaces",
@@ -322,56 +278,195 @@ static int stage_file(const struct sandbox_file *f, const char *dst, struct sd_e
 
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err)
 {
-	const struct sandbox_config *cfg = ctx->cfg;
 	struct gvisor *gv = ctx->backend_data;
 	cleanup_free char *bundle = xasprintf("%s/bundle", gv->dir);
 	cleanup_free char *root = xasprintf("%s/bundle/rootfs", gv->dir);
 	cleanup_free char *init = xasprintf("%s/ctl/init", gv->dir);
-	cleanup_free char **fargs = calloc(2 * cfg->n_files + 1, sizeof(char *));
 	json_t *mounts = json_array();
-	int ret = -1;
 
-	if (!bundle || !root || !init || !fargs || !mounts) {
+	if (!bundle || !root || !init || !mounts) {
 		json_decref(mounts);
 		return sd_error_errno(err, ENOMEM, "bundle");
 	}
 	if (mkdir_in(gv->dir, "state", 0700, err) < 0 || mkdir_in(gv->dir, "bundle", 0700, err) < 0 ||
-	    mkdir_in(gv->dir, "ctl", 0700, err) < 0 || mkdir_in(gv->dir, "ctl/files", 0700, err) < 0)
-		goto out;
+	    mkdir_in(gv->dir, "ctl", 0700, err) < 0)
+		goto fail;
 	if (write_new(init, gvinit_start, (size_t)(gvinit_end - gvinit_start), 0555, err) < 0)
-		goto out;
-	for (const char *const *f = (const char *const[]){ "ctl", "in", "out", "err", NULL }; *f; f++) {
+		goto fail;
+	for (const char *const *f = (const char *const[]){ "ctl", "req", "in", "out", "err", NULL }; *f; f++) {
 		cleanup_free char *p = xasprintf("%s/ctl/%s", gv->dir, *f);
 
 		if (!p || mkfifo(p, 0600) < 0) {
 			sd_error_errno(err, p ? errno : ENOMEM, "cannot create the FIFO '%s'", p ? p : *f);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < cfg->n_files; i++) {
-		cleanup_free char *dst = xasprintf("%s/ctl/files/%zu", gv->dir, i);
-
-		if (!dst || stage_file(&cfg->files[i], dst, err) < 0)
-			goto out;
-		fargs[2 * i] = "-f";
-		fargs[2 * i + 1] = xasprintf("%zu:%s", i, cfg->files[i].dest);
-		if (!fargs[2 * i + 1]) {
-			sd_error_errno(err, ENOMEM, "bundle");
-			goto out;
+			goto fail;
 		}
 	}
 	if (mkdir(root, 0755) < 0) {
 		sd_error_errno(err, errno, "cannot create '%s'", root);
-		goto out;
+		goto fail;
 	}
+	/* where init mounts the tmpfs of the request's size */
+	if (mkdir_in(root, ".sandeval-scratch", 0755, err) < 0)
+		goto fail;
 	if ((image_dir ? image_root(root, image_dir, mounts, err) : host_root(root, mounts, err)) < 0)
-		goto out;
-	ret = write_config(ctx, bundle, root, mounts, fargs, 2 * cfg->n_files, err);
-	mounts = NULL;
-out:
+		goto fail;
+	return write_config(ctx, bundle, root, mounts, err);
+fail:
 	json_decref(mounts);
-	for (size_t i = 0; i < cfg->n_files; i++)
-		free(fargs[2 * i + 1]);
-	return ret;
+	return -1;
 }
 
+/* The request's arguments, each with its NUL, appended to *BUF. */
+struct request {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void add(struct request *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct request *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0 || r->failed) {
+		r->failed = true;
+		if (n >= 0)
+			free(s);
+		return;
+	}
+	if (r->len + (size_t)n + 1 > r->cap) {
+		size_t cap = (r->len + (size_t)n + 1) * 2;
+		char *b = realloc(r->buf, cap);
+
+		if (!b) {
+			r->failed = true;
+			free(s);
+			return;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	memcpy(r->buf + r->len, s, (size_t)n + 1);
+	r->len += (size_t)n + 1;
+	free(s);
+}
+
+/* The program's environment: the base, --env overriding a variable of the same name. */
+static void add_env(struct request *r, const struct sandbox_config *cfg)
+{
+	static const char *const base_env[] = {
+		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp",
+	};
+
+	for (size_t i = 0; i < sizeof(base_env) / sizeof(base_env[0]); i++) {
+		size_t klen = strcspn(base_env[i], "=") + 1;
+		bool overridden = false;
+
+		for (size_t j = 0; j < cfg->n_env; j++)
+			overridden |= strncmp(cfg->env[j], base_env[i], klen) == 0;
+		if (!overridden) {
+			add(r, "-e");
+			add(r, "%s", base_env[i]);
+		}
+	}
+	for (size_t j = 0; j < cfg->n_env; j++) {
+		size_t klen = strcspn(cfg->env[j], "=") + 1;
+		bool later = false;
+
+		for (size_t k = j + 1; k < cfg->n_env; k++)
+			later |= strncmp(cfg->env[k], cfg->env[j], klen) == 0;
+		if (!later) {
+			add(r, "-e");
+			add(r, "%s", cfg->env[j]);
+		}
+	}
+}
+
+/* Write all of DATA to the non-blocking FD before DEADLINE (monotonic ms). */
+static int write_by(int fd, const char *data, size_t len, int64_t deadline, struct sd_error *err)
+{
+	while (len > 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t n = write(fd, data, len);
+
+		if (n > 0) {
+			data += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return sd_error_errno(err, errno, "cannot write the request");
+		if (now_ms() >= deadline)
+			return sd_error_set(err, ETIMEDOUT, "gVisor's init took no request");
+		poll(&pfd, 1, 50);
+	}
+	return 0;
+}
+
+int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct gvisor *gv = ctx->backend_data;
+	uint64_t cpu_soft = (uint64_t)ceil(cfg->cpu_time) + (gv->cg_cpu ? 1 : 0);
+	cleanup_free char *files = xasprintf("%s/ctl/files", gv->dir);
+	struct request r = { 0 };
+	char head[32];
+	int ret;
+
+	/* the files only now, in a directory init has never looked at */
+	if (!files || mkdir(files, 0700) < 0)
+		return sd_error_errno(err, files ? errno : ENOMEM, "cannot create '%s'", files ? files : "files");
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		cleanup_free char *dst = xasprintf("%s/%zu", files, i);
+
+		if (!dst || stage_file(&cfg->files[i], dst, err) < 0)
+			return dst ? -1 : sd_error_errno(err, ENOMEM, "request");
+	}
+	/* gVisor counts the program's own task under uid 0 (it was forked before
+	 * setuid): N - 1 more tasks of uid 1000 make N */
+	add(&r, "-p");
+	add(&r, "%ld", cfg->pids - 1);
+	add(&r, "-t");
+	add(&r, "%llu", (unsigned long long)cfg->tmpfs);
+	add(&r, "-r");
+	add(&r, "%d:%ld:%ld", RLIMIT_NOFILE, cfg->fds, cfg->fds);
+	add(&r, "-r");
+	add(&r, "%d:%llu:%llu", RLIMIT_FSIZE, (unsigned long long)cfg->file_size, (unsigned long long)cfg->file_size);
+	add(&r, "-r");
+	add(&r, "%d:%llu:%llu", RLIMIT_CPU, (unsigned long long)cpu_soft, (unsigned long long)cpu_soft + 1);
+	if (!gv->cg_memory) {
+		add(&r, "-r");
+		add(&r, "%d:%llu:%llu", RLIMIT_AS, (unsigned long long)cfg->memory, (unsigned long long)cfg->memory);
+	}
+	add_env(&r, cfg);
+	for (size_t i = 0; i < cfg->n_files; i++) {
+		add(&r, "-f");
+		add(&r, "%zu:%s", i, cfg->files[i].dest);
+	}
+	add(&r, "--");
+	for (char *const *a = cfg->argv; *a; a++)
+		add(&r, "%s", *a);
+	if (r.failed) {
+		free(r.buf);
+		return sd_error_errno(err, ENOMEM, "request");
+	}
+	/* a copy on the host, outside what init sees: what this sandbox ran */
+	{
+		cleanup_free char *copy = xasprintf("%s/request", gv->dir);
+
+		if (!copy || write_new(copy, r.buf, r.len, 0400, err) < 0) {
+			free(r.buf);
+			return copy ? -1 : sd_error_errno(err, ENOMEM, "request");
+		}
+	}
+	snprintf(head, sizeof(head), "%zu\n", r.len);
+	ret = write_by(req_fd, head, strlen(head), deadline, err) < 0 ||
+	      write_by(req_fd, r.buf, r.len, deadline, err) < 0 ? -1 : 0;
+	free(r.buf);
+	return ret;
+}

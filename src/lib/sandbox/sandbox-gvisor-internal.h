@@ -3,6 +3,7 @@
 #define SANDEVAL_SANDBOX_GVISOR_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sandbox/sandbox-ctl.h"
@@ -14,13 +15,22 @@ struct gvisor {
 	char runsc[4096];
 	char container[64];	/* sandeval-<id> */
 	int ctl_r, out_r, err_r, in_w, in_src;
+	int req_w;		/* the request FIFO, read-write: held until init took it */
 	bool cg_memory, cg_pids, cg_cpu;
+	struct sandbox_cg has;	/* what the cgroup enforces (pids: gVisor does) */
+	int64_t t_start;	/* monotonic ms: runsc was started */
 	struct sandbox_ctl ctl;	/* init's lines on the ctl FIFO */
 };
 
 /* Build DIR/bundle (config.json, the root directory) and DIR/ctl (the init,
- * the FIFOs, copies of the --file sources) for a run on IMAGE_DIR (NULL: the
- * host image). */
+ * the FIFOs) for a sandbox on IMAGE_DIR (NULL: the host image): nothing of
+ * a sample, which may not be known yet. */
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err);
+/* Close the supervisor's ends of the FIFOs (and the stdin source) that are still open. */
+void gvisor_close_fds(struct gvisor *gv);
+/* The sample (ctx->cfg) for init: copy its files into DIR/ctl/files, then
+ * write its program, environment, limits and files to REQ_FD (the request
+ * FIFO, non-blocking) before DEADLINE (monotonic ms). 0 or -1. */
+int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct sd_error *err);
 
 #endif

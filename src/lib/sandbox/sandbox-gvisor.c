@@ -17,12 +17,22 @@
  * The bundle (config.json, the run's root directory, the init, the FIFOs,
  * the staged files) is built by sandbox-gvisor-bundle.c.
  *
- * Pipes. Four host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
+ * Start and assignment. provision starts runsc on a bundle that holds
+ * nothing of a sample (it may run long before its sample is known: a
+ * pre-started sandbox of a pool, sandbox-pool.c); init opens its FIFOs and
+ * waits. execute is the assignment: the sample's cgroup limits, its files
+ * copied into DIR/ctl/files (a directory init never looked at before), and
+ * one request on the req FIFO with its program, environment, rlimits and
+ * tmpfs size (gvisor_request). One sandbox serves one sample, then is
+ * destroyed.
+ *
+ * Pipes. Five host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
  * opened by init (runsc --host-fifo=open), then hidden (init detaches that
  * mount before the program starts): ctl (init -> supervisor: events, "X"
  * once the program was executed, "E" for a setup failure, "S wstatus" when
- * it ended: the program never holds it, so it cannot forge it), and in, out,
- * err, the program's only descriptors. runsc's own stdio go to /dev/null and
+ * it ended: the program never holds it, so it cannot forge it), req
+ * (supervisor -> init: the request), and in, out, err, the program's only
+ * descriptors. runsc's own stdio go to /dev/null and
  * its log to DIR/runsc.log, never into the program's output. The Sentry's
  * debug log (strace of the watched calls, seccomp refusals, task ends) goes
  * to DIR/sentry.log, read after the run for the tripwires (gvisor-strace.c).
@@ -43,7 +53,7 @@
  * tree (the rootless path is kept for delegated cgroups).
  *
  * Residue. DIR (<state dir>/<id>.gvisor: bundle, runsc state, FIFOs, copies
- * of the --file sources, runsc's and the Sentry's logs) is noted in the run's gc record with
+ * of the --file sources, the request's copy, runsc's and the Sentry's logs) is noted in the run's gc record with
  * the runsc binary; destroy, or `sandeval gc` after a SIGKILL, kills the
  * cgroups, runs `runsc delete --force` and removes DIR. runsc makes no
  * cgroups of its own (--ignore-cgroups) and no mounts outside its sandbox.
@@ -129,6 +139,8 @@ int gvisor_check(const struct sandbox_config *cfg, struct sd_error *err)
 
 /* ------------------------------------------------------------------ phases */
 
+static int gvisor_start(struct sandbox_ctx *ctx, struct sd_error *err);
+
 static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	static const char *const phases[] = { "inject", "constrain", NULL };	/* what gvinit reports */
@@ -141,7 +153,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!gv)
 		return sd_error_errno(err, ENOMEM, "provision");
 	gv->helper = -1;
-	gv->ctl_r = gv->out_r = gv->err_r = gv->in_w = gv->in_src = -1;
+	gv->ctl_r = gv->out_r = gv->err_r = gv->in_w = gv->in_src = gv->req_w = -1;
 	sandbox_ctl_init(&gv->ctl, ctx, phases);
 	ctx->backend_data = gv;
 	ctx->as_root = geteuid() == 0;
@@ -169,6 +181,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	gv->cg_pids = has.pids;	/* only a backstop: gVisor enforces --pids itself */
 	gv->cg_cpu = has.cpu;
 	has.pids = false;
+	gv->has = has;
 	/* Without cgroups gVisor cannot keep the contract: it does not enforce
 	 * RLIMIT_CPU, the ptrace stubs that run the program's code leave sandeval's
 	 * process tree, and only a slow `runsc delete` could stop them. */
@@ -185,8 +198,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 		return sd_error_errno(err, errno, "cannot create '%s'", gv->dir);
 	sandbox_event(ctx, "provision", "%s; runsc %s, platform %s, network none, state in '%s'",
 		      ctx->cg ? cgroup_mechanism(ctx->cg) : "no cgroup", gv->runsc, res->platform, gv->dir);
-	sandbox_add_limits(ctx, &has);
-	return 0;
+	return gvisor_start(ctx, err);
 }
 
 /* Run `RUNSC --root DIR/state ARGS...` quietly and wait for it. */
@@ -492,19 +504,19 @@ static void count_tripwires(struct sandbox_ctx *ctx)
 		tripwires_denied(t, "unknown");
 }
 
-static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
+/* Start runsc on a bundle that holds nothing of a sample: init opens its
+ * FIFOs and waits for its request (gvisor_execute). The supervisor's ends
+ * are opened first, so that init's opens never wait on us. */
+static int gvisor_start(struct sandbox_ctx *ctx, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
 	struct gvisor *gv = ctx->backend_data;
 	const char *image_dir = strcmp(cfg->image, "host") != 0 ? cfg->image : NULL;
-	struct supervise sv;
-	struct rusage ru = { 0 };
-	int cg_fds[CG_NCTL], n_cg = 0, ret = -1, ws;
+	int cg_fds[CG_NCTL], n_cg = 0;
 	pid_t pid;
 
+	gv->t_start = now_ms();
 	if (gvisor_build_bundle(ctx, image_dir, err) < 0)
-		return -1;
-	if ((cfg->stdin_path || cfg->stdin_data) && (gv->in_src = open_stdin(cfg, err)) < 0)
 		return -1;
 	if ((gv->ctl_r = open_fifo(gv, "ctl", O_RDONLY, err)) < 0 ||
 	    (gv->out_r = open_fifo(gv, "out", O_RDONLY, err)) < 0 ||
@@ -512,29 +524,62 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		return -1;
 	/* Read-write: never ENXIO, and closing it is the program's EOF. Held even
 	 * for an empty stdin until init has opened its end: through the gofer,
-	 * opening a FIFO waits for a writer, O_NONBLOCK or not. */
-	if ((gv->in_w = open_fifo(gv, "in", O_RDWR, err)) < 0)
+	 * opening a FIFO waits for a writer, O_NONBLOCK or not. The request
+	 * FIFO likewise: what is written waits there for init. */
+	if ((gv->in_w = open_fifo(gv, "in", O_RDWR, err)) < 0 || (gv->req_w = open_fifo(gv, "req", O_RDWR, err)) < 0)
 		return -1;
-	sandbox_event(ctx, "inject", "bundle: root '%s' read-only, %zu file(s) staged, init and FIFOs in '%s/ctl'",
-		      cfg->image, cfg->n_files, gv->dir);
 	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0) {
-		sd_error_errno(err, errno, "fork");
-		goto out;
+		for (int i = 0; i < n_cg; i++)
+			close(cg_fds[i]);
+		return sd_error_errno(err, errno, "fork");
 	}
 	if (pid == 0)
 		exec_runsc(ctx, cg_fds, n_cg);
 	gv->helper = pid;
 	for (int i = 0; i < n_cg; i++)
 		close(cg_fds[i]);
-	n_cg = 0;
+	sandbox_event(ctx, "provision", "bundle: root '%s' read-only, init and FIFOs in '%s/ctl'; runsc started, "
+		      "init waits for its request", cfg->image, gv->dir);
+	return 0;
+}
+
+static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct gvisor *gv = ctx->backend_data;
+	struct supervise sv;
+	struct rusage ru = { 0 };
+	struct cgroup_stats st = { 0 };
+	int ret = -1, ws;
+
+	/* the sample is assigned: its limits, its CPU from now on */
+	ctx->res->prestart_ms = now_ms() - gv->t_start;
+	ctx->res->prestart_cpu_ms = -1;
+	ctx->res->sandbox_cpu_ms = -1;
+	if (ctx->cg && cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
+		ctx->res->prestart_cpu_ms = (int64_t)(st.cpu_ns / 1000000);
+	if (gv->has.memory && cgroup_set_memory(ctx->cg, cfg->memory, err) < 0)
+		return sd_error_wrap(err, "memory limit");
+	if (gv->cg_pids && cgroup_set_pids(ctx->cg, 4 * cfg->pids + GVISOR_TASKS, err) < 0)
+		return sd_error_wrap(err, "pids limit");
+	ctx->res->n_limits = 0;
+	sandbox_add_limits(ctx, &gv->has);
+	if ((cfg->stdin_path || cfg->stdin_data) && (gv->in_src = open_stdin(cfg, err)) < 0)
+		return -1;
+	if (gvisor_request(ctx, gv->req_w, now_ms() + SETUP_TIMEOUT_MS, err) < 0)
+		return -1;
+	sandbox_event(ctx, "inject", "request: %zu file(s) staged in '%s/ctl/files', the program, its "
+		      "environment and limits; sandbox started %lld ms before", cfg->n_files, gv->dir,
+		      (long long)ctx->res->prestart_ms);
 	if (wait_for_exec(ctx, err) < 0)
-		goto out;
+		return -1;
 
 	if (gv->in_src < 0)
 		close_fd(&gv->in_w);	/* empty stdin: EOF at once */
+	close_fd(&gv->req_w);
 	supervise_init(&sv, ctx);
 	sv.out_fd = steal_fd(&gv->out_r);
 	sv.err_fd = steal_fd(&gv->err_r);
@@ -560,6 +605,12 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		}
 		gv->helper = -1;
 		supervise_finish(&sv, &ru);
+		if (ctx->cg && cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
+			ctx->res->sandbox_cpu_ms = (int64_t)(st.cpu_ns / 1000000);
+		sandbox_event(ctx, "execute", "sandbox host CPU %lld ms, %lld ms of it before the sample came "
+			      "(%s, started %lld ms before)", (long long)ctx->res->sandbox_cpu_ms,
+			      (long long)ctx->res->prestart_cpu_ms, ctx->res->pooled ? "pre-started" : "started for it",
+			      (long long)ctx->res->prestart_ms);
 		count_tripwires(ctx);
 		tripwire_finish(ctx, NULL);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {
@@ -572,10 +623,17 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		}
 	}
 	supervise_release(&sv);
-out:
-	for (int i = 0; i < n_cg; i++)
-		close(cg_fds[i]);
 	return ret;
+}
+
+void gvisor_close_fds(struct gvisor *gv)
+{
+	close_fd(&gv->ctl_r);
+	close_fd(&gv->out_r);
+	close_fd(&gv->err_r);
+	close_fd(&gv->in_w);
+	close_fd(&gv->in_src);
+	close_fd(&gv->req_w);
 }
 
 static void gvisor_destroy(struct sandbox_ctx *ctx)
@@ -593,11 +651,7 @@ static void gvisor_destroy(struct sandbox_ctx *ctx)
 				;
 			gv->helper = -1;
 		}
-		close_fd(&gv->ctl_r);
-		close_fd(&gv->out_r);
-		close_fd(&gv->err_r);
-		close_fd(&gv->in_w);
-		close_fd(&gv->in_src);
+		gvisor_close_fds(gv);
 	}
 	if (ctx->cg) {
 		if (cgroup_destroy(ctx->cg, &e) < 0) {

@@ -37,6 +37,11 @@ struct sandbox_ctx {
 	uid_t host_uid;
 	gid_t host_gid;
 	void *backend_data;
+	/* Called once, with ASSIGNED_ARG, when the program runs and its clock
+	 * and CPU are counted (supervise_loop); NULL: nothing. The pool starts
+	 * the next sandbox then (sandbox-pool.c), while this one's program runs. */
+	void (*assigned)(void *arg);
+	void *assigned_arg;
 };
 
 struct sandbox_backend {
@@ -56,6 +61,19 @@ struct sandbox_backend {
 	const char *record_tag;
 	int (*sweep)(const char *state_dir, char *fields, struct sd_error *err);
 };
+
+/* What sandbox_run does around a backend's execute, for the pool too
+ * (sandbox-pool.c). CTX has cfg, res and t0_ms set, log_fd and lock_fd -1.
+ * Begin: a fresh id and the --log file (-1: nothing can run). Provision:
+ * the gc lock and record, then BE's provision (-1: a sandbox error). End:
+ * BE's destroy, the lock and the log dropped; safe after any failure. */
+int sandbox_ctx_begin(struct sandbox_ctx *ctx, struct sd_error *err);
+int sandbox_ctx_provision(struct sandbox_ctx *ctx, const struct sandbox_backend *be, struct sd_error *err);
+void sandbox_ctx_end(struct sandbox_ctx *ctx, const struct sandbox_backend *be);
+/* sandbox-pool.c: a pre-started sandbox for CTX's configuration, rebound to
+ * it (ctx->res gets its id and start events), or a fresh one provisioned;
+ * ctx->assigned then starts the next. 0, or -1 as sandbox_ctx_provision. */
+int sandbox_pool_take(struct sandbox_pool *p, struct sandbox_ctx *ctx, struct sd_error *err);
 
 extern const struct sandbox_backend sandbox_native_backend;
 extern const struct sandbox_backend sandbox_gvisor_backend;

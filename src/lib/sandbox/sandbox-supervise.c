@@ -244,6 +244,11 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 	deadline = sv->t_exec + (int64_t)ceil(cfg->wall_time * 1000);
 	sv->cpu0_ns = sv->cg_cpu ? cpu_ns(ctx) : 0;
 	sv->fired = SB_OK;
+	/* the program's clock and CPU run: the pool starts the next sandbox now */
+	if (ctx->assigned) {
+		ctx->assigned(ctx->assigned_arg);
+		ctx->assigned = NULL;
+	}
 	*out = (struct capture){ .fd = steal_fd(&sv->out_fd), .cap = cfg->output };
 	*errc = (struct capture){ .fd = steal_fd(&sv->err_fd), .cap = cfg->output };
 	out->buf = malloc(out->cap + 1);

@@ -276,18 +276,59 @@ static int resolve_image(const struct sandbox_config *cfg, struct sandbox_config
 	return 0;
 }
 
+int sandbox_ctx_begin(struct sandbox_ctx *ctx, struct sd_error *err)
+{
+	if (random_hex(ctx->res->id, 16, err) < 0)
+		return -1;
+	if (ctx->cfg->log_path) {
+		ctx->log_fd = open(ctx->cfg->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (ctx->log_fd < 0)
+			return sd_error_errno(err, errno, "cannot open log file '%s'", ctx->cfg->log_path);
+	}
+	return 0;
+}
+
+int sandbox_ctx_provision(struct sandbox_ctx *ctx, const struct sandbox_backend *be, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	char state_dir[4096];
+
+	if (cfg->state_dir)
+		snprintf(state_dir, sizeof(state_dir), "%s", cfg->state_dir);
+	if ((!cfg->state_dir && runrec_state_dir(state_dir, sizeof(state_dir), err) < 0) ||
+	    (ctx->lock_fd = runrec_take(state_dir, ctx->res->id, &ctx->lock_path, err)) < 0)
+		return -1;
+	return be->provision(ctx, err);
+}
+
+void sandbox_ctx_end(struct sandbox_ctx *ctx, const struct sandbox_backend *be)
+{
+	be->destroy(ctx);
+	if (ctx->lock_fd >= 0)
+		runrec_drop(ctx->lock_fd, ctx->lock_path);
+	else
+		free(ctx->lock_path);
+	ctx->lock_fd = -1;
+	ctx->lock_path = NULL;
+	if (ctx->log_fd >= 0)
+		close(ctx->log_fd);
+	ctx->log_fd = -1;
+}
+
 int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, struct sd_error *err)
 {
 	const struct sandbox_backend *be;
 	struct sandbox_ctx ctx = { .cfg = cfg, .res = res, .log_fd = -1, .lock_fd = -1 };
 	struct sd_error e = { 0 };
-	char state_dir[4096], image_dir[4096];
+	char image_dir[4096];
 	struct sandbox_config local;
+	int r;
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
 	res->cpu_ms = -1;
 	res->peak_memory_bytes = -1;
+	res->prestart_cpu_ms = res->sandbox_cpu_ms = -1;
 	if (sandbox_config_check(cfg, err) < 0)
 		return -1;
 	if (resolve_image(cfg, &local, image_dir, sizeof(image_dir), res, err) < 0)
@@ -297,27 +338,19 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 	be = find_backend(cfg->backend);
 	res->backend = be->name;
 	ctx.t0_ms = now_ms();
-	if (random_hex(res->id, 16, err) < 0)
+	if (cfg->pool && be == &sandbox_gvisor_backend)
+		r = sandbox_pool_take(cfg->pool, &ctx, &e);
+	else if (sandbox_ctx_begin(&ctx, err) < 0)
 		return -1;
-	if (cfg->log_path) {
-		ctx.log_fd = open(cfg->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		if (ctx.log_fd < 0)
-			return sd_error_errno(err, errno, "cannot open log file '%s'", cfg->log_path);
-	}
-	if (cfg->state_dir)
-		snprintf(state_dir, sizeof(state_dir), "%s", cfg->state_dir);
-	if ((!cfg->state_dir && runrec_state_dir(state_dir, sizeof(state_dir), &e) < 0) ||
-	    (ctx.lock_fd = runrec_take(state_dir, res->id, &ctx.lock_path, &e)) < 0 ||
-	    be->provision(&ctx, &e) < 0 || be->execute(&ctx, &e) < 0) {
+	else
+		r = sandbox_ctx_provision(&ctx, be, &e);
+	if (r < 0 || be->execute(&ctx, &e) < 0) {
 		res->status = SB_SANDBOX_ERROR;
 		snprintf(res->error, sizeof(res->error), "%s", e.msg);
 		sandbox_event(&ctx, "execute", "sandbox error: %s", e.msg);
 	}
-	be->destroy(&ctx);
-	if (ctx.lock_fd >= 0)
-		runrec_drop(ctx.lock_fd, ctx.lock_path);
-	if (ctx.log_fd >= 0)
-		close(ctx.log_fd);
+	sandbox_ctx_end(&ctx, be);
+	res->run_ms = now_ms() - ctx.t0_ms;
 	return 0;
 }
 
@@ -375,6 +408,12 @@ char *sandbox_result_json(const struct sandbox_result *res)
 	json_object_set_new(o, "signal", res->signal > 0 ? json_integer(res->signal) : json_null());
 	json_object_set_new(o, "wall_ms", json_integer(res->wall_ms));
 	json_object_set_new(o, "cpu_ms", res->cpu_ms >= 0 ? json_integer(res->cpu_ms) : json_null());
+	json_object_set_new(o, "run_ms", json_integer(res->run_ms));
+	if (res->platform)	/* gvisor: its start, before and after the sample came */
+		json_object_set_new(o, "start", json_pack("{s:b, s:I, s:o, s:o}", "pooled", res->pooled,
+			"prestart_ms", (json_int_t)res->prestart_ms,
+			"prestart_cpu_ms", res->prestart_cpu_ms >= 0 ? json_integer(res->prestart_cpu_ms) : json_null(),
+			"sandbox_cpu_ms", res->sandbox_cpu_ms >= 0 ? json_integer(res->sandbox_cpu_ms) : json_null()));
 	json_object_set_new(o, "peak_memory_bytes",
 			    res->peak_memory_bytes >= 0 ? json_integer(res->peak_memory_bytes) : json_null());
 	json_object_set_new(o, "stdout", text_value(res->stdout_buf, res->stdout_len));

@@ -31,6 +31,7 @@ struct sandbox_file {
 };
 
 struct zygote;
+struct sandbox_pool;
 
 struct sandbox_config {
 	const char *backend;		/* "native", "gvisor" (or "firecracker": fails, no KVM here) */
@@ -56,6 +57,7 @@ struct sandbox_config {
 	const char *cgroup_root;	/* "/sys/fs/cgroup" */
 	const char *state_dir;		/* NULL: runrec_state_dir() */
 	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
+	struct sandbox_pool *pool;	/* gvisor: take a pre-started sandbox from it (sandbox-pool.h) */
 };
 
 struct sandbox_event {
@@ -79,6 +81,11 @@ struct sandbox_result {
 	int signal;			/* 0 when the program was not signaled */
 	int64_t wall_ms;
 	int64_t cpu_ms;			/* -1 when unknown */
+	int64_t run_ms;			/* sandbox_run's wall time: the sample's wait, destroy included */
+	int64_t prestart_ms;		/* gvisor: how long its sandbox had been starting when it came */
+	int64_t prestart_cpu_ms;	/* gvisor: host CPU its sandbox used before it came (-1 unknown) */
+	int64_t sandbox_cpu_ms;		/* gvisor: host CPU of its whole sandbox, start included (-1 unknown) */
+	bool pooled;			/* gvisor: a pre-started sandbox of a pool served it (sandbox-pool.h) */
 	int64_t peak_memory_bytes;	/* -1 when unknown */
 	char *stdout_buf, *stderr_buf;	/* raw bytes, NUL-terminated */
 	size_t stdout_len, stderr_len;

@@ -55,6 +55,12 @@ json_t *sample_result_to_json(const struct sample_result *r)
 				"tool", x->tool, "rule", x->rule, "category", x->category,
 				"severity", lint_severity_name(x->severity), "line", x->line, "message", x->message));
 		}
+		if (r->sandbox_ms > 0)
+			json_object_set_new(o, "sandbox_ms", json_integer(r->sandbox_ms));
+		if (r->sandbox_cpu_ms > 0) {
+			json_object_set_new(o, "sandbox_cpu_ms", json_integer(r->sandbox_cpu_ms));
+			json_object_set_new(o, "prestart_cpu_ms", json_integer(r->prestart_cpu_ms));
+		}
 		json_object_set_new(o, "completion", r->completion ? json_string(r->completion) : json_null());
 		json_object_set_new(o, "rouge_l", num(r->rouge_l));
 		json_object_set_new(o, "lint", json_string(lint_status_name(r->lint)));
@@ -91,6 +97,9 @@ int sample_result_from_json(json_t *o, struct sample_result *r)
 	r->score_holdout = get_num(o, "score_holdout");
 	r->latency_ms = json_integer_value(json_object_get(o, "latency_ms"));
 	r->cpu_ms = json_integer_value(json_object_get(o, "cpu_ms"));
+	r->sandbox_ms = json_integer_value(json_object_get(o, "sandbox_ms"));
+	r->sandbox_cpu_ms = json_integer_value(json_object_get(o, "sandbox_cpu_ms"));
+	r->prestart_cpu_ms = json_integer_value(json_object_get(o, "prestart_cpu_ms"));
 	r->peak_memory_bytes = json_integer_value(json_object_get(o, "peak_memory_bytes"));
 	r->started_ms = json_integer_value(json_object_get(o, "started_ms"));
 	r->finished_ms = json_integer_value(json_object_get(o, "finished_ms"));

@@ -81,6 +81,9 @@ struct sample_result {
 	char *sandbox_ids;	/* comma-separated */
 	int64_t latency_ms;	/* wall time of the sample's sandboxes */
 	int64_t cpu_ms;
+	int64_t sandbox_ms;	/* the sandboxes' sandbox_run wall times: what the sample waited (0: none) */
+	int64_t sandbox_cpu_ms;	/* gvisor: host CPU of its sandboxes, their starts included (0: unknown) */
+	int64_t prestart_cpu_ms;	/* gvisor: of that, before the sample was assigned (pre-started) */
 	int64_t peak_memory_bytes;
 	struct tripwires tripwires;	/* what the candidate tried in its sandboxes (tripwire.h) */
 	int64_t started_ms;	/* Unix epoch milliseconds */

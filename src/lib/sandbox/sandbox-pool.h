@@ -1,0 +1,20 @@
+/* sandbox-pool.h - pre-started gVisor sandboxes: the next sample's sandbox boots while this one runs; each serves one sample, then is destroyed */
+#ifndef SANDEVAL_SANDBOX_POOL_H
+#define SANDEVAL_SANDBOX_POOL_H
+
+#include <stddef.h>
+
+struct sandbox_pool;
+
+/* A pool that keeps AHEAD (>= 1) gVisor sandboxes started ahead of their
+ * samples, for the process that uses it first (a forked copy starts its
+ * own). Nothing is started before the first sample: sandbox_run with
+ * cfg->pool takes one (or starts one then) and, once the sample's request
+ * reached it, starts the next with that sample's image, platform, state
+ * directory and log. NULL on ENOMEM. */
+struct sandbox_pool *sandbox_pool_new(size_t ahead);
+/* Destroy what was started and not taken (in this process: a forked
+ * copy's are its parent's, left alone), and free P. */
+void sandbox_pool_free(struct sandbox_pool *p);
+
+#endif
