@@ -7,7 +7,8 @@
  *   ctl  (write) lines: "I phase\tdetail", "L landlock seccomp", "X" (the
  *        program was executed), "E message" (setup failed), "S wstatus"
  *   req  (read) the one request: "LEN\n", then LEN bytes of NUL-terminated
- *        arguments (below); it comes when a sample is assigned to the
+ *        arguments (below), then the contents of each -f file in their
+ *        order; it comes when a sample is assigned to the
  *        sandbox, which may have been started long before (a pre-started
  *        sandbox of the pool): nothing of the sample is known until then
  *   in, out, err  the program's stdin, stdout and stderr
@@ -17,9 +18,9 @@
  *   -t BYTES   the size of the one tmpfs of /work and /tmp
  *   -r R:S:H   the program's rlimit number R (RLIMIT_*), soft S, hard H
  *   -e N=V     the program's environment (nothing else)
- *   -f N:DEST  copy /.sandeval/files/N to /work/DEST, read-only (a bind
- *              mount); the supervisor creates /.sandeval/files only with the
- *              request, and init never looks there before it
+ *   -f SIZE:MODE:DEST  the next SIZE bytes after the arguments are the file
+ *              /work/DEST, mode MODE (octal), put behind a read-only bind
+ *              mount; nothing of the host's is opened for it
  * Order: open the FIFOs -> read the request -> one tmpfs (/.sandeval-scratch)
  * of -t bytes, bound at /work and /tmp -> injected files -> detach /.sandeval
  * -> fork the program, which sets its rlimits, drops the bounding set,
@@ -125,6 +126,8 @@ static int open_fifo(const char *name, int flags)
 	return fd;
 }
 
+static long long number(const char *s, char stop, const char **end);
+
 static void mkdirs(char *path)
 {
 	for (char *p = strchr(path + strlen("/work/"), '/'); p; p = strchr(p + 1, '/')) {
@@ -137,40 +140,35 @@ static void mkdirs(char *path)
 	}
 }
 
-/* -f N:DEST: copy the host's copy into /work and put it behind a read-only bind. */
-static unsigned long long inject(const char *spec)
+/* -f SIZE:MODE:DEST: the file's SIZE bytes from the request FD into /work, behind a read-only bind. */
+static unsigned long long inject(int fd, const char *spec)
 {
-	char src[64], dst[4200];
-	const char *colon = strchr(spec, ':');
-	const char *rel;
-	unsigned long long bytes = 0;
-	struct stat sb;
-	int in, out;
+	char dst[4200];
+	const char *p = spec, *rel;
+	unsigned long long size, left;
+	mode_t mode;
+	int out;
 
-	if (!colon || colon - spec > 20)
+	size = (unsigned long long)number(p, ':', &p);
+	mode = (mode_t)strtoul(p, (char **)&rel, 8);
+	if (rel == p || *rel != ':' || (mode & ~0777u))
 		die("bad -f '%s'", spec);
-	snprintf(src, sizeof(src), DIR_CTL "/files/%.*s", (int)(colon - spec), spec);
-	rel = colon + 1;
+	rel++;
 	if (strncmp(rel, "/work/", 6) == 0)
 		rel += 6;
 	snprintf(dst, sizeof(dst), "/work/%s", rel);
 	mkdirs(dst);
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &sb) < 0)
-		die("cannot open '%s'", src);
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (out < 0)
 		die("cannot create '%s' (given twice, or its parent is a file?)", dst);
-	for (;;) {
+	for (left = size; left > 0;) {
 		char buf[65536];
-		ssize_t n = read(in, buf, sizeof(buf));
+		ssize_t n = read(fd, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			die("cannot read '%s'", src);
-		if (n == 0)
-			break;
+		if (n <= 0)
+			die("cannot read '%s' from the request", dst);
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(out, buf + off, (size_t)(n - off));
 
@@ -180,13 +178,12 @@ static unsigned long long inject(const char *spec)
 				die("cannot copy into '%s' (does it fit in --tmpfs?)", dst);
 			off += w;
 		}
-		bytes += (unsigned long long)n;
+		left -= (unsigned long long)n;
 	}
-	close(in);
 	close(out);
 	if (mount(dst, dst, NULL, MS_BIND | MS_RDONLY, NULL) < 0)
 		die("cannot bind '%s'", dst);
-	return bytes;
+	return size;
 }
 
 static void scratch(void)
@@ -228,8 +225,9 @@ static _Noreturn void run_program(char **argv, int fds[3])
 	const struct sysfilter *filter = sysfilter_prebuilt();
 	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	/* init ignores SIGPIPE and handles nothing: the one disposition an
+	 * execve would keep (each call is a trip through the Sentry) */
+	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (int i = 0; i < 3; i++)
@@ -240,9 +238,13 @@ static _Noreturn void run_program(char **argv, int fds[3])
 	for (int i = 0; i < req.n_rl; i++)
 		if (setrlimit((__rlimit_resource_t)req.rl_res[i], &req.rl[i]) < 0)
 			die("cannot set rlimit %d", req.rl_res[i]);
+	/* up to the last capability the kernel knows (EINVAL after it) */
 	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap) < 0) {
+			if (errno == EINVAL && cap > CAP_SETFCAP)
+				break;
 			die("cannot drop capability %d from the bounding set", cap);
+		}
 	if (setgroups(0, NULL) < 0 || setresgid(GID, GID, GID) < 0 || setresuid(UID, UID, UID) < 0)
 		die("cannot become uid %d", UID);
 	set_caps_zero();
@@ -400,14 +402,14 @@ int main(void)
 	}
 	/* ready: everything above is the same for every sample; now wait for one */
 	argv = read_request(reqfd, &argc);
-	close(reqfd);
 	argi = parse_request(argc, argv);
 	scratch();
 	for (int i = 1; i < argi; i += 2)
 		if (strcmp(argv[i], "-f") == 0) {
-			bytes += inject(argv[i + 1]);
+			bytes += inject(reqfd, argv[i + 1]);
 			nfiles++;
 		}
+	close(reqfd);
 	if (umount2(DIR_CTL, MNT_DETACH) < 0)
 		die("cannot detach '%s'", DIR_CTL);
 	msg('I', "inject\t%d file(s), %llu bytes, read-only under /work; /work and /tmp share one tmpfs", nfiles, bytes);

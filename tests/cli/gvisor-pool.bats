@@ -182,7 +182,9 @@ def f():
 	# cheap looks only in the loop: scanning /proc (run_pids) takes seconds on a loaded machine
 	local deadline=$((SECONDS + 240)) running='' waiting='' id
 	while ((SECONDS < deadline)); do
-		running=$(grep -lF -- "$tag" /run/sandeval/*.gvisor/ctl/files/* 2>/dev/null | head -n 1 |
+		# the sleeper's: assigned (its request copy written) with --timeout 300's CPU
+		# limit, RLIMIT_CPU (resource 0) of hundreds of seconds (the canaries' are a few)
+		running=$(grep -laP '\x000:[0-9]{3,}:[0-9]+\x00' /run/sandeval/*.gvisor/request 2>/dev/null | head -n 1 |
 			sed -n 's|.*/\([0-9a-f]\{32\}\)\.gvisor/.*|\1|p')
 		waiting=
 		for id in $(all_ids 2>/dev/null); do

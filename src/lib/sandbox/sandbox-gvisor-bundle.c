@@ -69,7 +69,7 @@ static int copy_fd(int in, const char *path, mode_t mode, struct sd_error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return sd_error_errno(err, errno, "cannot read a --file source");
+			return sd_error_errno(err, errno, "cannot read the source of '%s'", path);
 		if (n == 0)
 			break;
 		if (write_all(out, buf, (size_t)n) < 0)
@@ -262,18 +262,31 @@ static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char 
 	return 0;
 }
 
-/* Open a --file source (or memory contents) with the caller's rights and copy it to DIR/ctl/files/N. */
-static int stage_file(const struct sandbox_file *f, const char *dst, struct sd_error *err)
+/* A file of the request: its contents in memory or an open --file source (opened with the caller's rights). */
+struct req_file {
+	int fd;			/* -1: from memory */
+	uint64_t size;
+	mode_t mode;
+};
+
+static int open_file(const struct sandbox_file *f, struct req_file *rf, struct sd_error *err)
 {
-	cleanup_close int fd = -1;
 	struct stat sb;
 
-	if (f->data)
-		return write_new(dst, f->data, f->len, f->executable ? 0555 : 0444, err);
-	fd = open(f->src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) < 0)
+	rf->fd = -1;
+	if (f->data) {
+		rf->size = f->len;
+		rf->mode = f->executable ? 0555 : 0444;
+		return 0;
+	}
+	rf->fd = open(f->src, O_RDONLY | O_CLOEXEC);
+	if (rf->fd < 0 || fstat(rf->fd, &sb) < 0)
 		return sd_error_errno(err, errno, "cannot open --file source '%s'", f->src);
-	return copy_fd(fd, dst, (sb.st_mode & 0111) ? 0555 : 0444, err);
+	if (!S_ISREG(sb.st_mode))
+		return sd_error_set(err, EINVAL, "--file source '%s' is not a regular file", f->src);
+	rf->size = (uint64_t)sb.st_size;
+	rf->mode = (sb.st_mode & 0111) ? 0555 : 0444;
+	return 0;
 }
 
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err)
@@ -387,11 +400,13 @@ static void add_env(struct request *r, const struct sandbox_config *cfg)
 	}
 }
 
-/* Write all of DATA to the non-blocking FD before DEADLINE (monotonic ms). */
-static int write_by(int fd, const char *data, size_t len, int64_t deadline, struct sd_error *err)
+/* Write all of DATA to the non-blocking FD before DEADLINE (monotonic ms).
+ * 1 when init spoke on STOP_FD first: it stopped reading (its line says
+ * why; wait_for_exec reads it). */
+static int write_by(int fd, int stop_fd, const char *data, size_t len, int64_t deadline, struct sd_error *err)
 {
 	while (len > 0) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLOUT }, { .fd = stop_fd, .events = POLLIN } };
 		ssize_t n = write(fd, data, len);
 
 		if (n > 0) {
@@ -403,7 +418,34 @@ static int write_by(int fd, const char *data, size_t len, int64_t deadline, stru
 			return sd_error_errno(err, errno, "cannot write the request");
 		if (now_ms() >= deadline)
 			return sd_error_set(err, ETIMEDOUT, "gVisor's init took no request");
-		poll(&pfd, 1, 50);
+		if (poll(pfd, 2, 50) > 0 && (pfd[1].revents & (POLLIN | POLLHUP)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The contents of file RF (of F) after the request's arguments: exactly its size. */
+static int write_contents(int fd, int stop_fd, const struct sandbox_file *f, const struct req_file *rf,
+		      int64_t deadline, struct sd_error *err)
+{
+	char buf[65536];
+	uint64_t left = rf->size;
+
+	if (rf->fd < 0)
+		return write_by(fd, stop_fd, f->data, f->len, deadline, err);
+	while (left > 0) {
+		ssize_t n = read(rf->fd, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
+		int r;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sd_error_errno(err, errno, "cannot read --file source '%s'", f->src);
+		if (n == 0)
+			return sd_error_set(err, EIO, "--file source '%s' shrank while it was read", f->src);
+		if ((r = write_by(fd, stop_fd, buf, (size_t)n, deadline, err)) != 0)
+			return r;
+		left -= (uint64_t)n;
 	}
 	return 0;
 }
@@ -413,20 +455,18 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	const struct sandbox_config *cfg = ctx->cfg;
 	struct gvisor *gv = ctx->backend_data;
 	uint64_t cpu_soft = (uint64_t)ceil(cfg->cpu_time) + (gv->cg_cpu ? 1 : 0);
-	cleanup_free char *files = xasprintf("%s/ctl/files", gv->dir);
+	struct req_file *rf = calloc(cfg->n_files + 1, sizeof(*rf));
 	struct request r = { 0 };
 	char head[32];
-	int ret;
+	int ret = -1;
 
-	/* the files only now, in a directory init has never looked at */
-	if (!files || mkdir(files, 0700) < 0)
-		return sd_error_errno(err, files ? errno : ENOMEM, "cannot create '%s'", files ? files : "files");
-	for (size_t i = 0; i < cfg->n_files; i++) {
-		cleanup_free char *dst = xasprintf("%s/%zu", files, i);
-
-		if (!dst || stage_file(&cfg->files[i], dst, err) < 0)
-			return dst ? -1 : sd_error_errno(err, ENOMEM, "request");
-	}
+	if (!rf)
+		return sd_error_errno(err, ENOMEM, "request");
+	for (size_t i = 0; i < cfg->n_files; i++)
+		rf[i].fd = -1;
+	for (size_t i = 0; i < cfg->n_files; i++)
+		if (open_file(&cfg->files[i], &rf[i], err) < 0)
+			goto out;
 	/* gVisor counts the program's own task under uid 0 (it was forked before
 	 * setuid): N - 1 more tasks of uid 1000 make N */
 	add(&r, "-p");
@@ -446,27 +486,41 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	add_env(&r, cfg);
 	for (size_t i = 0; i < cfg->n_files; i++) {
 		add(&r, "-f");
-		add(&r, "%zu:%s", i, cfg->files[i].dest);
+		add(&r, "%llu:%o:%s", (unsigned long long)rf[i].size, (unsigned)rf[i].mode, cfg->files[i].dest);
 	}
 	add(&r, "--");
 	for (char *const *a = cfg->argv; *a; a++)
 		add(&r, "%s", *a);
 	if (r.failed) {
-		free(r.buf);
-		return sd_error_errno(err, ENOMEM, "request");
+		sd_error_errno(err, ENOMEM, "request");
+		goto out;
 	}
-	/* a copy on the host, outside what init sees: what this sandbox ran */
+	/* a copy on the host, outside what init sees: what this sandbox ran (the files' contents are the sample's own) */
 	{
 		cleanup_free char *copy = xasprintf("%s/request", gv->dir);
 
-		if (!copy || write_new(copy, r.buf, r.len, 0400, err) < 0) {
-			free(r.buf);
-			return copy ? -1 : sd_error_errno(err, ENOMEM, "request");
+		if (!copy) {
+			sd_error_errno(err, ENOMEM, "request");
+			goto out;
 		}
+		if (write_new(copy, r.buf, r.len, 0400, err) < 0)
+			goto out;
 	}
+	/* the arguments, then each file's contents in -f order, on the one FIFO:
+	 * init opens nothing of the host's for them */
 	snprintf(head, sizeof(head), "%zu\n", r.len);
-	ret = write_by(req_fd, head, strlen(head), deadline, err) < 0 ||
-	      write_by(req_fd, r.buf, r.len, deadline, err) < 0 ? -1 : 0;
+	ret = write_by(req_fd, gv->ctl_r, head, strlen(head), deadline, err);
+	if (ret == 0)
+		ret = write_by(req_fd, gv->ctl_r, r.buf, r.len, deadline, err);
+	for (size_t i = 0; ret == 0 && i < cfg->n_files; i++)
+		ret = write_contents(req_fd, gv->ctl_r, &cfg->files[i], &rf[i], deadline, err);
+	if (ret > 0)
+		ret = 0;	/* init stopped reading: its own error is on ctl */
+out:
+	for (size_t i = 0; i < cfg->n_files; i++)
+		if (rf[i].fd >= 0)
+			close(rf[i].fd);
+	free(rf);
 	free(r.buf);
 	return ret;
 }

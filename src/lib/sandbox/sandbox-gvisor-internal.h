@@ -28,9 +28,10 @@ struct gvisor {
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err);
 /* Close the supervisor's ends of the FIFOs (and the stdin source) that are still open. */
 void gvisor_close_fds(struct gvisor *gv);
-/* The sample (ctx->cfg) for init: copy its files into DIR/ctl/files, then
- * write its program, environment, limits and files to REQ_FD (the request
- * FIFO, non-blocking) before DEADLINE (monotonic ms). 0 or -1. */
+/* The sample (ctx->cfg) for init: its program, environment, limits and
+ * files' names, then the files' contents, written to REQ_FD (the request
+ * FIFO, non-blocking) before DEADLINE (monotonic ms). 0 or -1; 0 too when
+ * init spoke on ctl before it took everything (its error is there). */
 int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct sd_error *err);
 
 #endif

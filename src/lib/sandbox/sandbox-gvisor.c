@@ -14,17 +14,16 @@
  * capability, sets no_new_privs, loads the same seccomp filter as the native
  * backend (enforced by gVisor) and executes.
  *
- * The bundle (config.json, the run's root directory, the init, the FIFOs,
- * the staged files) is built by sandbox-gvisor-bundle.c.
+ * The bundle (config.json, the run's root directory, the init, the FIFOs)
+ * and the request are built by sandbox-gvisor-bundle.c.
  *
  * Start and assignment. provision starts runsc on a bundle that holds
  * nothing of a sample (it may run long before its sample is known: a
  * pre-started sandbox of a pool, sandbox-pool.c); init opens its FIFOs and
- * waits. execute is the assignment: the sample's cgroup limits, its files
- * copied into DIR/ctl/files (a directory init never looked at before), and
- * one request on the req FIFO with its program, environment, rlimits and
- * tmpfs size (gvisor_request). One sandbox serves one sample, then is
- * destroyed.
+ * waits. execute is the assignment: the sample's cgroup limits and one
+ * request on the req FIFO with its program, environment, rlimits, tmpfs
+ * size and files, their contents following the arguments
+ * (gvisor_request). One sandbox serves one sample, then is destroyed.
  *
  * Pipes. Five host FIFOs in DIR/ctl, bound into the sandbox at /.sandeval and
  * opened by init (runsc --host-fifo=open), then hidden (init detaches that
@@ -571,8 +570,8 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		return -1;
 	if (gvisor_request(ctx, gv->req_w, now_ms() + SETUP_TIMEOUT_MS, err) < 0)
 		return -1;
-	sandbox_event(ctx, "inject", "request: %zu file(s) staged in '%s/ctl/files', the program, its "
-		      "environment and limits; sandbox started %lld ms before", cfg->n_files, gv->dir,
+	sandbox_event(ctx, "inject", "request: the program, its environment and limits, %zu file(s) "
+		      "with their contents; sandbox started %lld ms before", cfg->n_files,
 		      (long long)ctx->res->prestart_ms);
 	if (wait_for_exec(ctx, err) < 0)
 		return -1;
