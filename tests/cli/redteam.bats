@@ -91,7 +91,7 @@ need_gvisor() {
 @test "gvisor: every attack of the catalog is contained and detected (its time printed, never asserted)" {
 	need_gvisor
 	rt --backend gvisor --json
-	((rc == 0)) || rflunk "exit $rc, want 0: $(jq -r '.[] | select(.contained and .detected | not) | "\(.name): \(.why)"' stdout.txt)"
+	((rc == 0)) || rflunk "exit $rc, want 0: $(jq -r '.[] | select(.contained and .detected | not) | "\(.name): \(.why) (status \(.status), \(.wall_ms) ms)"' stdout.txt)"
 	echo "# gvisor catalog: ${secs}s" >&3
 	jq -e 'all(.[]; .backend == "gvisor")' stdout.txt >/dev/null || rflunk "backend not gvisor"
 }
