@@ -454,37 +454,6 @@ static const struct sysfilter_path_call *path_call(const char *name, size_t n)
 	return NULL;
 }
 
-/* PATH (N bytes, absolute) with ".", ".." and repeated slashes taken out,
- * into OUT of CAP bytes; false when it does not fit. */
-static bool normalize(const char *path, size_t n, char *out, size_t cap)
-{
-	size_t len = 0;
-
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j < n && path[j] != '/')
-			j++;
-		if (j - i == 2 && path[i] == '.' && path[i + 1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;	/* the slash before the component taken out */
-		} else if (j > i && !(j - i == 1 && path[i] == '.')) {
-			if (len + 1 + (j - i) + 1 > cap)
-				return false;
-			out[len++] = '/';
-			memcpy(out + len, path + i, j - i);
-			len += j - i;
-		}
-		i = j + 1;
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	return true;
-}
-
 /* Whether a refused call's first path, as the log prints it ("DIRFD DIR, "
  * for the *at calls, then "0xPTR PATH"), is outside /work and /tmp, as the
  * native backend counts writes_denied (a write refused inside them, to a
@@ -534,7 +503,7 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 		n = (size_t)snprintf(full, sizeof(full), "%.*s/%.*s", (int)dir.n, dir.p, (int)path.n, path.p);
 	else
 		return false;	/* relative to a directory the line does not name */
-	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
+	if (n >= sizeof(full) || !tripwire_path_normalise(full, n, norm, sizeof(norm)))
 		return false;
 	if (!tripwire_path_writable(norm))
 		return true;
@@ -548,7 +517,7 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 		const char *f = staged, *slash;
 		size_t dl;
 
-		if (!normalize(g->staged[i], strlen(g->staged[i]), staged, sizeof(staged)))
+		if (!tripwire_path_normalise(g->staged[i], strlen(g->staged[i]), staged, sizeof(staged)))
 			continue;
 		slash = strrchr(f, '/');
 		dl = slash ? (size_t)(slash - f) : 0;
