@@ -466,7 +466,7 @@ static const struct sysfilter_path_call *path_call(const char *name, size_t n)
  * refusal. */
 static bool outside_writable(const struct gvstrace *g, const struct sysfilter_path_call *pc, struct span args)
 {
-	char full[8192], norm[8192], staged[8192];
+	char full[8192], norm[8192];
 	struct span dir = { NULL, 0 }, path;
 	const char *p = args.p, *end = args.p + args.n, *q;
 	size_t n;
@@ -514,11 +514,9 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 	 * points out (the log shows the name given, not where it leads; native
 	 * resolves it): only the first is no write outside. */
 	for (size_t i = 0; g->staged && g->staged[i]; i++) {
-		const char *f = staged, *slash;
+		const char *f = g->staged[i], *slash;
 		size_t dl;
 
-		if (!tripwire_path_normalise(g->staged[i], strlen(g->staged[i]), staged, sizeof(staged)))
-			continue;
 		slash = strrchr(f, '/');
 		dl = slash ? (size_t)(slash - f) : 0;
 
@@ -631,6 +629,40 @@ int gvstrace_read(const char *path, struct tripwires *t, struct sd_error *err)
 	return gvstrace_read_staged(path, NULL, t, err);
 }
 
+/* G->staged: the normalised copies of STAGED (those that normalise into
+ * 8,192 bytes; NULL-terminated), made once for every refused write to be
+ * compared against. -1 on ENOMEM. */
+static int stage(struct gvstrace *g, const char *const *staged)
+{
+	size_t n = 0, k = 0;
+	char norm[8192];
+
+	if (!staged)
+		return 0;
+	while (staged[n])
+		n++;
+	g->staged = calloc(n + 1, sizeof(char *));
+	if (!g->staged)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!tripwire_path_normalise(staged[i], strlen(staged[i]), norm, sizeof(norm)))
+			continue;	/* too long to be the place of any write read */
+		g->staged[k] = strdup(norm);
+		if (!g->staged[k])
+			return -1;
+		k++;
+	}
+	return 0;
+}
+
+static void unstage(struct gvstrace *g)
+{
+	for (size_t i = 0; g->staged && g->staged[i]; i++)
+		free(g->staged[i]);
+	free(g->staged);
+	g->staged = NULL;
+}
+
 int gvstrace_read_staged(const char *path, const char *const *staged, struct tripwires *t, struct sd_error *err)
 {
 	struct gvstrace g;
@@ -641,13 +673,14 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 
 	if (fd < 0)
 		return sd_error_errno(err, errno, "cannot open '%s'", path);
+	gvstrace_init(&g, t);
 	buf = malloc(GVSTRACE_LINE_MAX + 1);
-	if (!buf) {
+	if (!buf || stage(&g, staged) < 0) {
+		free(buf);
+		unstage(&g);
 		close(fd);
 		return sd_error_errno(err, ENOMEM, "cannot read '%s'", path);
 	}
-	gvstrace_init(&g, t);
-	g.staged = staged;
 	for (;;) {
 		ssize_t r = read(fd, buf + have, GVSTRACE_LINE_MAX + 1 - have);
 		size_t start = 0;
@@ -658,6 +691,7 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 			int e = errno;
 
 			free(buf);
+			unstage(&g);
 			close(fd);
 			return sd_error_errno(err, e, "cannot read '%s'", path);
 		}
@@ -684,6 +718,7 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 	}
 	/* the last line, unterminated: the Sentry was killed while writing it */
 	free(buf);
+	unstage(&g);
 	close(fd);
 	return 0;
 }
