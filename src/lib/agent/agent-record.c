@@ -16,10 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nettle/sha2.h>
-
 #include "agent/agent-internal.h"
 #include "agent/generator-internal.h"
+#include "base/hash.h"
 #include "base/jsonl.h"
 #include "base/util.h"
 
@@ -202,16 +201,13 @@ int record_start(struct loop *l, struct sd_error *err)
 static void prompt_hash(json_t *messages, char hex[65])
 {
 	char *text = json_dumps(messages, JSON_COMPACT);
-	unsigned char md[SHA256_DIGEST_SIZE];
 	struct sha256_ctx ctx;
 
 	hex[0] = '\0';
 	if (text) {
 		sha256_init(&ctx);
 		sha256_update(&ctx, strlen(text), (const uint8_t *)text);
-		sha256_digest(&ctx, sizeof(md), md);
-		for (unsigned int i = 0; i < sizeof(md); i++)
-			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+		hash_digest_hex(&ctx, hex);
 	}
 	free(text);
 }

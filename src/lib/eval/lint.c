@@ -24,7 +24,6 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,7 @@
 #include "eval/evaluator-internal.h"
 #include "sandbox/sandbox.h"
 #include "score/score.h"
+#include "base/hash.h"
 #include "base/utf8.h"
 #include "base/util.h"
 
@@ -465,17 +465,6 @@ int lint_read_envelope(const char *text, size_t len, const char *fate, const jso
 
 /* --- the cache's key (lint-cache.c) --- */
 
-static void key_bytes(struct sha256_ctx *ctx, const void *p, size_t n)
-{
-	unsigned char hdr[8];
-
-	for (int i = 0; i < 8; i++)
-		hdr[i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	sha256_update(ctx, sizeof(hdr), hdr);
-	if (n)
-		sha256_update(ctx, n, p);
-}
-
 /* What identifies the executable NAME on PATH now: its real path, device,
  * inode, size and modification time (a linter upgraded mid-run is another
  * linter), or "absent". */
@@ -501,7 +490,7 @@ static void key_tool(struct sha256_ctx *ctx, const char *name, const char *path)
 			break;
 		}
 	}
-	key_bytes(ctx, buf, strlen(buf));
+	hash_update_lp(ctx, buf, strlen(buf));
 }
 
 /* KEY: SHA-256 over everything the envelope depends on: the plan (tools,
@@ -516,16 +505,16 @@ int lint_key(const struct evaluator *ev, const json_t *lang, const char *plan, c
 	size_t i;
 
 	sha256_init(ctx);
-	key_bytes(ctx, "sandeval lint 1", 15);
-	key_bytes(ctx, plan, strlen(plan));
+	hash_update_lp(ctx, "sandeval lint 1", 15);
+	hash_update_lp(ctx, plan, strlen(plan));
 	for (i = 0; i < ev->lint->n_files; i++) {
-		key_bytes(ctx, ev->lint->files[i].name, strlen(ev->lint->files[i].name));
-		key_bytes(ctx, ev->lint->files[i].text, ev->lint->files[i].len);
+		hash_update_lp(ctx, ev->lint->files[i].name, strlen(ev->lint->files[i].name));
+		hash_update_lp(ctx, ev->lint->files[i].text, ev->lint->files[i].len);
 	}
-	key_bytes(ctx, source, source ? strlen(source) : 0);
+	hash_update_lp(ctx, source, source ? strlen(source) : 0);
 	json_array_foreach(json_object_get(lang, "tools"), i, t)
 		key_tool(ctx, json_string_value(json_array_get(json_object_get(t, "argv"), 0)), tool_path(&ev->o));
-	key_bytes(ctx, code, strlen(code));
+	hash_update_lp(ctx, code, strlen(code));
 	sha256_digest(ctx, LINT_KEY_LEN, key);
 	return 0;
 }

@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "base/hash.h"
 #include "base/util.h"
 
 static int parse_int(const char *s, size_t len, long max, long *out)
@@ -68,27 +68,6 @@ int shard_check_name(const char *name, struct sd_error *err)
 	return 0;
 }
 
-static void sha256_hex(struct sha256_ctx *ctx, char hex[65])
-{
-	unsigned char md[SHA256_DIGEST_SIZE];
-
-	sha256_digest(ctx, sizeof(md), md);
-	for (unsigned int i = 0; i < sizeof(md); i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-static void hash_str(struct sha256_ctx *ctx, const char *s)
-{
-	unsigned char hdr[9] = { s ? 's' : 'n' };
-	size_t n = s ? strlen(s) : 0;
-
-	for (int i = 0; i < 8; i++)
-		hdr[1 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	sha256_update(ctx, sizeof(hdr), hdr);
-	if (n)
-		sha256_update(ctx, n, (const uint8_t *)s);
-}
-
 long long shard_seed(const char *name)
 {
 	struct sha256_ctx ctx;
@@ -96,9 +75,9 @@ long long shard_seed(const char *name)
 	long long seed;
 
 	sha256_init(&ctx);
-	hash_str(&ctx, "sandeval-shard-seed-v1");
-	hash_str(&ctx, name);
-	sha256_hex(&ctx, hex);
+	hash_update_str(&ctx, "sandeval-shard-seed-v1");
+	hash_update_str(&ctx, name);
+	hash_digest_hex(&ctx, hex);
 	hex[12] = '\0';		/* 48 bits, as a random seed has */
 	seed = strtoll(hex, NULL, 16);
 	return seed;
@@ -109,17 +88,17 @@ int shard_samples_hash(const struct sample_set *set, char hex[65], struct sd_err
 	struct sha256_ctx sha, *ctx = &sha;
 
 	sha256_init(ctx);
-	hash_str(ctx, "sandeval-samples-v1");
+	hash_update_str(ctx, "sandeval-samples-v1");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct sample *s = &set->samples[i];
 
-		hash_str(ctx, s->sample_id);
-		hash_str(ctx, s->task_id);
-		hash_str(ctx, s->model);
-		hash_str(ctx, s->code);
-		hash_str(ctx, s->is_completion ? "completion" : "solution");
+		hash_update_str(ctx, s->sample_id);
+		hash_update_str(ctx, s->task_id);
+		hash_update_str(ctx, s->model);
+		hash_update_str(ctx, s->code);
+		hash_update_str(ctx, s->is_completion ? "completion" : "solution");
 	}
-	sha256_hex(ctx, hex);
+	hash_digest_hex(ctx, hex);
 	return 0;
 }
 

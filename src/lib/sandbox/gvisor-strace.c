@@ -454,37 +454,6 @@ static const struct sysfilter_path_call *path_call(const char *name, size_t n)
 	return NULL;
 }
 
-/* PATH (N bytes, absolute) with ".", ".." and repeated slashes taken out,
- * into OUT of CAP bytes; false when it does not fit. */
-static bool normalize(const char *path, size_t n, char *out, size_t cap)
-{
-	size_t len = 0;
-
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j < n && path[j] != '/')
-			j++;
-		if (j - i == 2 && path[i] == '.' && path[i + 1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;	/* the slash before the component taken out */
-		} else if (j > i && !(j - i == 1 && path[i] == '.')) {
-			if (len + 1 + (j - i) + 1 > cap)
-				return false;
-			out[len++] = '/';
-			memcpy(out + len, path + i, j - i);
-			len += j - i;
-		}
-		i = j + 1;
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	return true;
-}
-
 /* Whether a refused call's first path, as the log prints it ("DIRFD DIR, "
  * for the *at calls, then "0xPTR PATH"), is outside /work and /tmp, as the
  * native backend counts writes_denied (a write refused inside them, to a
@@ -497,7 +466,7 @@ static bool normalize(const char *path, size_t n, char *out, size_t cap)
  * refusal. */
 static bool outside_writable(const struct gvstrace *g, const struct sysfilter_path_call *pc, struct span args)
 {
-	char full[8192], norm[8192], staged[8192];
+	char full[8192], norm[8192];
 	struct span dir = { NULL, 0 }, path;
 	const char *p = args.p, *end = args.p + args.n, *q;
 	size_t n;
@@ -534,7 +503,7 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 		n = (size_t)snprintf(full, sizeof(full), "%.*s/%.*s", (int)dir.n, dir.p, (int)path.n, path.p);
 	else
 		return false;	/* relative to a directory the line does not name */
-	if (n >= sizeof(full) || !normalize(full, n, norm, sizeof(norm)))
+	if (n >= sizeof(full) || !tripwire_path_normalise(full, n, norm, sizeof(norm)))
 		return false;
 	if (!tripwire_path_writable(norm))
 		return true;
@@ -545,11 +514,9 @@ static bool outside_writable(const struct gvstrace *g, const struct sysfilter_pa
 	 * points out (the log shows the name given, not where it leads; native
 	 * resolves it): only the first is no write outside. */
 	for (size_t i = 0; g->staged && g->staged[i]; i++) {
-		const char *f = staged, *slash;
+		const char *f = g->staged[i], *slash;
 		size_t dl;
 
-		if (!normalize(g->staged[i], strlen(g->staged[i]), staged, sizeof(staged)))
-			continue;
 		slash = strrchr(f, '/');
 		dl = slash ? (size_t)(slash - f) : 0;
 
@@ -662,6 +629,40 @@ int gvstrace_read(const char *path, struct tripwires *t, struct sd_error *err)
 	return gvstrace_read_staged(path, NULL, t, err);
 }
 
+/* G->staged: the normalised copies of STAGED (those that normalise into
+ * 8,192 bytes; NULL-terminated), made once for every refused write to be
+ * compared against. -1 on ENOMEM. */
+static int stage(struct gvstrace *g, const char *const *staged)
+{
+	size_t n = 0, k = 0;
+	char norm[8192];
+
+	if (!staged)
+		return 0;
+	while (staged[n])
+		n++;
+	g->staged = calloc(n + 1, sizeof(char *));
+	if (!g->staged)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!tripwire_path_normalise(staged[i], strlen(staged[i]), norm, sizeof(norm)))
+			continue;	/* too long to be the place of any write read */
+		g->staged[k] = strdup(norm);
+		if (!g->staged[k])
+			return -1;
+		k++;
+	}
+	return 0;
+}
+
+static void unstage(struct gvstrace *g)
+{
+	for (size_t i = 0; g->staged && g->staged[i]; i++)
+		free(g->staged[i]);
+	free(g->staged);
+	g->staged = NULL;
+}
+
 int gvstrace_read_staged(const char *path, const char *const *staged, struct tripwires *t, struct sd_error *err)
 {
 	struct gvstrace g;
@@ -672,13 +673,14 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 
 	if (fd < 0)
 		return sd_error_errno(err, errno, "cannot open '%s'", path);
+	gvstrace_init(&g, t);
 	buf = malloc(GVSTRACE_LINE_MAX + 1);
-	if (!buf) {
+	if (!buf || stage(&g, staged) < 0) {
+		free(buf);
+		unstage(&g);
 		close(fd);
 		return sd_error_errno(err, ENOMEM, "cannot read '%s'", path);
 	}
-	gvstrace_init(&g, t);
-	g.staged = staged;
 	for (;;) {
 		ssize_t r = read(fd, buf + have, GVSTRACE_LINE_MAX + 1 - have);
 		size_t start = 0;
@@ -689,6 +691,7 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 			int e = errno;
 
 			free(buf);
+			unstage(&g);
 			close(fd);
 			return sd_error_errno(err, e, "cannot read '%s'", path);
 		}
@@ -715,6 +718,7 @@ int gvstrace_read_staged(const char *path, const char *const *staged, struct tri
 	}
 	/* the last line, unterminated: the Sentry was killed while writing it */
 	free(buf);
+	unstage(&g);
 	close(fd);
 	return 0;
 }

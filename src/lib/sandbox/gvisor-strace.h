@@ -22,10 +22,11 @@ struct gvstrace {
 	struct tripwires *t;	/* where the counts go */
 	bool started;		/* the program was executed: lines before are init's */
 	bool ending;		/* init ended: processes that end now were left running */
-	/* The files the sandbox staged read-only under /work (NULL-terminated
-	 * absolute paths; NULL: none): a write refused at one of them, or in a
-	 * directory made for them, is no write outside (outside_writable). */
-	const char *const *staged;
+	/* The files the sandbox staged read-only under /work, normalised
+	 * (NULL-terminated, owned by gvstrace_read_staged; NULL: none): a write
+	 * refused at one of them, or in a directory made for them, is no write
+	 * outside (outside_writable). */
+	char **staged;
 };
 
 void gvstrace_init(struct gvstrace *g, struct tripwires *t);
@@ -37,7 +38,9 @@ void gvstrace_msg(struct gvstrace *g, const char *msg, size_t len);
 /* Read the log at PATH line by line into T. 0, or -1 with *err when it
  * cannot be read (T then holds what was read). */
 int gvstrace_read(const char *path, struct tripwires *t, struct sd_error *err);
-/* The same, STAGED as in struct gvstrace. */
+/* The same, with STAGED the files the sandbox staged read-only under /work
+ * (NULL-terminated absolute paths; NULL: none), normalised once here into
+ * struct gvstrace's staged. */
 int gvstrace_read_staged(const char *path, const char *const *staged, struct tripwires *t, struct sd_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* image-digest.c - the canonical content digest of a root filesystem (sha256 over a sorted listing, OpenSSL EVP)
+/* image-digest.c - the canonical content digest of a root filesystem (sha256 over a sorted listing, nettle)
  *
  * The listing has one record per entry, in byte order of the path, parents
  * before children, symlinks never followed:
@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "base/util.h"
 
 #define MAX_DEPTH 256
@@ -35,21 +35,9 @@ struct walker {
 	struct sd_error *err;
 };
 
-static void hex(const unsigned char *d, unsigned n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static int file_hash(struct walker *w, int parent, const char *name, const char *path, char out[65])
 {
 	cleanup_close int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	unsigned char md[SHA256_DIGEST_SIZE];
 	char buf[65536];
 
 	if (fd < 0)
@@ -67,8 +55,7 @@ static int file_hash(struct walker *w, int parent, const char *name, const char 
 		sha256_update(&w->file, (size_t)n, (const uint8_t *)buf);
 		w->bytes += (uint64_t)n;
 	}
-	sha256_digest(&w->file, sizeof(md), md);
-	hex(md, sizeof(md), out);
+	hash_digest_hex(&w->file, out);
 	return 0;
 }
 
@@ -191,16 +178,14 @@ int image_digest_entries(const char *const *paths, const char *const *in_image, 
 			 char digest[IMAGE_DIGEST_SIZE], uint64_t *files, uint64_t *bytes, struct sd_error *err)
 {
 	struct walker w = { .err = err };
-	unsigned char md[SHA256_DIGEST_SIZE];
 	int ret = 0;
 
 	sha256_init(&w.list);
 	for (size_t i = 0; ret == 0 && i < n; i++)
 		ret = walk(&w, AT_FDCWD, paths[i], in_image[i], 0);
 	if (ret == 0) {
-		sha256_digest(&w.list, sizeof(md), md);
 		memcpy(digest, "sha256:", 7);
-		hex(md, sizeof(md), digest + 7);
+		hash_digest_hex(&w.list, digest + 7);
 		if (files)
 			*files = w.files;
 		if (bytes)

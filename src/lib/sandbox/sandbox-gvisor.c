@@ -487,7 +487,7 @@ static void count_tripwires(struct sandbox_ctx *ctx)
 	for (size_t i = 0; ok && i < cfg->n_files; i++) {
 		const char *d = cfg->files[i].dest;
 
-		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);	/* normalized when compared */
+		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);	/* normalized once by gvstrace_read_staged */
 		ok = staged[i] != NULL;
 	}
 	if (!ok || gvstrace_read_staged(path, (const char *const *)staged, t, &e) < 0) {

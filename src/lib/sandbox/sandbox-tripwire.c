@@ -136,37 +136,33 @@ static bool peek_string(struct tripwire_watch *w, uint64_t addr, char *buf, size
 
 static bool listed(const char *const *names, const char *name);
 
-/* Lexically normalise an absolute path in place ("." and ".." and repeated slashes). */
-static void normalise(char *path)
+bool tripwire_path_normalise(const char *path, size_t n, char *out, size_t cap)
 {
-	char *out = path, *in = path;
+	size_t len = 0;
 
-	while (*in) {
-		size_t n;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
 
-		while (*in == '/')
-			in++;
-		n = strcspn(in, "/");
-		if (n == 0)
-			break;
-		if (n == 1 && in[0] == '.') {
-			in += n;
-			continue;
+		while (j < n && path[j] != '/')
+			j++;
+		if (j - i == 2 && path[i] == '.' && path[i + 1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;	/* the slash before the component taken out */
+		} else if (j > i && !(j - i == 1 && path[i] == '.')) {
+			if (len + 1 + (j - i) + 1 > cap)
+				return false;
+			out[len++] = '/';
+			memmove(out + len, path + i, j - i);	/* OUT may be PATH: never ahead of it */
+			len += j - i;
 		}
-		if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > path && *--out != '/')
-				;
-			in += n;
-			continue;
-		}
-		*out++ = '/';
-		memmove(out, in, n);
-		out += n;
-		in += n;
+		i = j + 1;
 	}
-	if (out == path)
-		*out++ = '/';
-	*out = '\0';
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return true;
 }
 
 bool tripwire_path_beneath(const char *path, const char *dir)
@@ -236,7 +232,7 @@ static void resolve_links(pid_t pid, char *full, size_t cap, bool follow_last)
 			snprintf(next, sizeof(next), "%s%s", target, full + end);
 		else
 			snprintf(next, sizeof(next), "%.*s%s%s", (int)cut, full, target, full + end);
-		normalise(next);
+		(void)tripwire_path_normalise(next, strlen(next), next, sizeof(next));	/* in place: never longer */
 		snprintf(full, cap, "%s", next);
 		hops++;
 		end = 1;
@@ -271,7 +267,7 @@ static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg, bool 
 		base[n] = '\0';
 		snprintf(full, sizeof(full), "%s/%s", base, path);
 	}
-	normalise(full);
+	(void)tripwire_path_normalise(full, strlen(full), full, sizeof(full));	/* in place: never longer */
 	if (!tripwire_path_writable(full))
 		return true;
 	resolve_links(pid, full, sizeof(full), follow_last);

@@ -28,6 +28,11 @@ int tripwire_watch_init(struct tripwire_watch *w, int listener, struct tripwires
 void tripwire_watch_handle(struct tripwire_watch *w);
 void tripwire_watch_release(struct tripwire_watch *w);
 
+/* PATH (N bytes, absolute) with ".", ".." and repeated slashes taken out
+ * lexically, into OUT of CAP bytes, NUL-terminated; false when it does not
+ * fit. OUT may be PATH itself (the result is never longer than an absolute
+ * PATH), and then fits whenever PATH[N] is within CAP. */
+bool tripwire_path_normalise(const char *path, size_t n, char *out, size_t cap);
 /* Whether a write to PATH (absolute, normalised) goes where a sandbox lets
  * writes go: /work, /tmp (and /dev/shm, a link to it), the harmless
  * character devices of /dev, and descriptors reopened through /dev/fd or

@@ -12,13 +12,13 @@
 #include "suite/task.h"
 
 #include <errno.h>
-#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/hash.h"
 #include "base/jsonl.h"
 #include "suite/task-internal.h"
 #include "base/util.h"
@@ -457,32 +457,12 @@ static int load_file(const char *path, struct tk_list *l, enum task_format *form
 
 /* ---- suite hash ---- */
 
-static void hash_bytes(struct sha256_ctx *ctx, char tag, const void *p, size_t n)
-{
-	unsigned char hdr[9];
-
-	hdr[0] = (unsigned char)tag;
-	for (int i = 0; i < 8; i++)
-		hdr[1 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
-	sha256_update(ctx, sizeof(hdr), hdr);
-	if (n)
-		sha256_update(ctx, n, p);
-}
-
-static void hash_str(struct sha256_ctx *ctx, const char *s)
-{
-	if (s)
-		hash_bytes(ctx, 's', s, strlen(s));
-	else
-		hash_bytes(ctx, 'n', NULL, 0);
-}
-
 static void hash_num(struct sha256_ctx *ctx, double v)
 {
 	char buf[64];
 
 	snprintf(buf, sizeof(buf), "%.17g", v);
-	hash_str(ctx, buf);
+	hash_update_str(ctx, buf);
 }
 
 static void hash_u64(struct sha256_ctx *ctx, uint64_t v)
@@ -490,7 +470,7 @@ static void hash_u64(struct sha256_ctx *ctx, uint64_t v)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	hash_str(ctx, buf);
+	hash_update_str(ctx, buf);
 }
 
 /* sha256 over every field of every task in order, each as a tag byte, a
@@ -499,24 +479,23 @@ static void hash_u64(struct sha256_ctx *ctx, uint64_t v)
 static int suite_hash(const struct tk_list *l, enum task_format format, char hex[65], struct sd_error *err)
 {
 	struct sha256_ctx sha, *ctx = &sha;
-	unsigned char md[SHA256_DIGEST_SIZE];
 
 	sha256_init(ctx);
-	hash_str(ctx, "sandeval-suite-v1");
+	hash_update_str(ctx, "sandeval-suite-v1");
 	hash_u64(ctx, format);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct task *t = &l->v[i];
 
-		hash_str(ctx, t->id);
-		hash_str(ctx, t->class);
-		hash_str(ctx, t->language);
+		hash_update_str(ctx, t->id);
+		hash_update_str(ctx, t->class);
+		hash_update_str(ctx, t->language);
 		hash_u64(ctx, t->format);
-		hash_str(ctx, t->prompt);
-		hash_str(ctx, t->entry_point);
-		hash_str(ctx, t->signature);
-		hash_str(ctx, t->reference);
-		hash_str(ctx, t->test_code);
-		hash_str(ctx, t->setup_code);
+		hash_update_str(ctx, t->prompt);
+		hash_update_str(ctx, t->entry_point);
+		hash_update_str(ctx, t->signature);
+		hash_update_str(ctx, t->reference);
+		hash_update_str(ctx, t->test_code);
+		hash_update_str(ctx, t->setup_code);
 		hash_num(ctx, t->cpu_time);
 		hash_num(ctx, t->wall_time);
 		hash_u64(ctx, t->memory);
@@ -524,27 +503,25 @@ static int suite_hash(const struct tk_list *l, enum task_format format, char hex
 		for (size_t j = 0; j < t->n_tests; j++) {
 			const struct task_test *x = &t->tests[j];
 
-			hash_str(ctx, x->name);
+			hash_update_str(ctx, x->name);
 			hash_u64(ctx, x->tier);
 			hash_num(ctx, x->weight);
 			hash_u64(ctx, x->visibility);
-			hash_str(ctx, x->args_json);
-			hash_str(ctx, x->expected_json);
-			hash_str(ctx, x->generator);
+			hash_update_str(ctx, x->args_json);
+			hash_update_str(ctx, x->expected_json);
+			hash_update_str(ctx, x->generator);
 			hash_u64(ctx, (uint64_t)x->cases);
 		}
 		if (t->format == TASK_EVALPLUS) {	/* only here: the other formats' hashes stay as they were */
 			hash_num(ctx, t->atol);
-			hash_str(ctx, t->contract);
+			hash_update_str(ctx, t->contract);
 		}
 		if (t->format == TASK_PROGRAM) {
-			hash_str(ctx, t->build);
+			hash_update_str(ctx, t->build);
 			hash_u64(ctx, t->quiet);
 		}
 	}
-	sha256_digest(ctx, sizeof(md), md);
-	for (unsigned int i = 0; i < sizeof(md); i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hash_digest_hex(ctx, hex);
 	return 0;
 }
 
