@@ -94,6 +94,21 @@ gv() {
 }
 
 # bats test_tags=root
+@test "gvisor: SANDEVAL_GVISOR_LOGS=DIR keeps each sandbox's Sentry log, the tripwires' source, as DIR/ID.log" {
+	mkdir "$BATS_TEST_TMPDIR/logs"
+	SANDEVAL_GVISOR_LOGS=$BATS_TEST_TMPDIR/logs gv --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" connect 169.254.169.254 80
+	[[ $(j .tripwires.metadata_probes) == 1 ]] || flunk "the probe was not counted: $(j .tripwires)"
+	local log=$BATS_TEST_TMPDIR/logs/$(j .sandbox_id).log
+	[[ -f $log ]] || flunk "no $log: $(ls "$BATS_TEST_TMPDIR/logs")"
+	[[ $(grep -c 'E connect(.*169\.254\.169\.254, Port: 80' "$log") == 1 ]] ||
+		flunk "the log does not hold the one connect: $(grep connect "$log" | head -c 2000)"
+	# a directory that cannot take it: the run goes on, an event says so
+	SANDEVAL_GVISOR_LOGS=$BATS_TEST_TMPDIR/missing gv --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" exit 0
+	expect_status ok
+	[[ $(jq -r '.events[].detail' <<<"$json" | grep -c "Sentry's log not kept") == 1 ]] || flunk "no event: $(j .events)"
+}
+
+# bats test_tags=root
 @test "gvisor: runsc leaves no state directory, no cgroup and no process behind" {
 	local before_cg after_cg
 	before_cg=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | grep -v sandeval- | sort)

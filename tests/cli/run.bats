@@ -575,9 +575,11 @@ warm_task() {
 
 # (gVisor counts these too, from the Sentry's log: docs/sandbox.md#tripwires)
 @test "tripwires of each sample reach --out and the store; counting changes no verdict" {
-	# --breaker-threshold 0: its 9 escape attempts would trip the breaker (breaker.bats)
-	run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" --out out.jsonl --no-lint \
-		--breaker-threshold 0
+	# --breaker-threshold 0: its 9 escape attempts would trip the breaker (breaker.bats); on gVisor the
+	# Sentry's logs are kept, for the failure message (an undercount was seen once, not reproduced)
+	mkdir sentry
+	SANDEVAL_GVISOR_LOGS=$PWD/sentry run_eval --tasks "$FIX/attack-tasks.jsonl" --samples "$FIX/tripwire-samples.jsonl" \
+		--out out.jsonl --no-lint --breaker-threshold 0
 	((rc == 0)) || flunk "exit $rc"
 	local got
 	got=$(jq -c '{(.sample_id): (.tripwires | {network_attempts, metadata_probes, destinations, denied_syscalls, writes_denied})}' out.jsonl | jq -sc add)
@@ -594,7 +596,7 @@ warm_task() {
 		return 0
 	fi
 	[[ $got == '{"honest":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{},"writes_denied":0},"metadata-probe":{"network_attempts":3,"metadata_probes":3,"destinations":["169.254.169.254:80"],"denied_syscalls":{},"writes_denied":0},"write-outside":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{},"writes_denied":3},"mount":{"network_attempts":0,"metadata_probes":0,"destinations":[],"denied_syscalls":{"mount":3},"writes_denied":0}}' ]] ||
-		flunk "tripwires per sample: $got"
+		flunk "tripwires per sample: $got; the Sentry's connect lines (gVisor): $(grep -H 'connect(' sentry/*.log 2>/dev/null | cut -c1-400)"
 	# the verdicts are those of a sandbox that counts nothing: the probes fail quietly, mount is killed
 	got=$(jq -c '{(.sample_id): .passed}' out.jsonl | jq -sc add)
 	[[ $got == '{"honest":true,"metadata-probe":true,"write-outside":true,"mount":false}' ]] || flunk "verdicts: $got"

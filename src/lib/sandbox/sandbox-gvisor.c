@@ -469,6 +469,30 @@ static int open_stdin(const struct sandbox_config *cfg, struct sd_error *err)
 	return fd;
 }
 
+/* SANDEVAL_GVISOR_LOGS=DIR: a copy of each sandbox's Sentry log, DIR/ID.log,
+ * kept for whoever must see why a tripwire was counted or not (the run's
+ * directory goes with the sandbox). A failure to copy is an event, never
+ * the run's failure. */
+static void keep_sentry_log(struct sandbox_ctx *ctx, const char *path)
+{
+	const char *dir = getenv("SANDEVAL_GVISOR_LOGS");
+	cleanup_free char *dst = NULL;
+	cleanup_close int in = -1, out = -1;
+	char buf[65536];
+	ssize_t n = 0;
+
+	if (!dir || !*dir)
+		return;
+	dst = xasprintf("%s/%s.log", dir, ctx->res->id);
+	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	out = dst ? open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+	while (in >= 0 && out >= 0 && ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0 && write_all(out, buf, (size_t)n) < 0)
+			break;
+	if (in < 0 || out < 0 || n != 0)
+		sandbox_event(ctx, "destroy", "the Sentry's log not kept in '%s': %s", dir, strerror(errno));
+}
+
 /* The Sentry serves every call, so no listener sees them: its debug log
  * does (gvisor-strace.c). Without it (runsc failed early) only the limits
  * and a fatal call that ended the program, unnamed, are counted. */
@@ -490,6 +514,8 @@ static void count_tripwires(struct sandbox_ctx *ctx)
 		staged[i] = !d ? strdup("") : d[0] == '/' ? strdup(d) : xasprintf("/work/%s", d);	/* normalized once by gvstrace_read_staged */
 		ok = staged[i] != NULL;
 	}
+	if (path)
+		keep_sentry_log(ctx, path);
 	if (!ok || gvstrace_read_staged(path, (const char *const *)staged, t, &e) < 0) {
 		sandbox_event(ctx, "destroy", "tripwires not counted: %s", ok ? e.msg : "out of memory");
 		t->uncounted |= TW_NETWORK | TW_SYSCALLS | TW_WRITES | TW_LINGERING;
