@@ -256,6 +256,23 @@ print("done")' "$1" "${2:-x}"
 	report_cases
 }
 
+@test "a link in /work to a host file counts only where the call follows it: not with O_NOFOLLOW or O_CREAT|O_EXCL" {
+	sbx -- python3 -c '
+import os
+os.symlink("/etc/passwd", "/work/l")
+for flags in (os.O_WRONLY | os.O_NOFOLLOW, os.O_WRONLY | os.O_CREAT | os.O_EXCL, os.O_WRONLY):
+    try:
+        os.open("/work/l", flags)
+        print("opened")
+    except OSError as e:
+        print(e.errno)
+'
+	expect_status ok
+	# ELOOP and EEXIST: nothing was written anywhere, nor tried; the last open follows the link and is refused
+	[[ $(out | head -n 2 | tr '\n' ' ') == "40 17 " && $(out | sed -n 3p) =~ ^(13|30)$ ]] || flunk "errnos: $(out)"
+	[[ $(tw .writes_denied) == 1 ]] || flunk "writes_denied $(tw .writes_denied), want 1 (the followed open only)"
+}
+
 @test "what the program names cannot forge a count or hide one: a path holding a log line, a task named like a call" {
 	sbx -- python3 -c '
 import ctypes, os, socket

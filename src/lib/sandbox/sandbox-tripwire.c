@@ -274,12 +274,24 @@ static bool outside(struct tripwire_watch *w, int dirfd_arg, int path_arg, bool 
 	return !tripwire_path_writable(full);
 }
 
-static void check_paths(struct tripwire_watch *w, const struct sysfilter_path_call *pc)
+/* Whether the call follows a link in its last component: by its name, and
+ * for the opens and fchownat by FLAGS (O_NOFOLLOW, or O_CREAT with O_EXCL,
+ * which fails on a link; AT_SYMLINK_NOFOLLOW), as the kernel would. */
+static bool follows_last(const char *name, uint64_t flags)
 {
-	/* the calls that follow a link in their last component */
-	static const char *const follow[] = { "open", "creat", "openat", "openat2", "truncate", "chmod",
-					      "fchmodat", "chown", NULL };
-	bool out = false, follow_last = listed(follow, pc->name);
+	static const char *const follow[] = { "creat", "truncate", "chmod", "fchmodat", "chown", NULL };
+	static const char *const opens[] = { "open", "openat", "openat2", NULL };
+
+	if (listed(opens, name))
+		return !(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+	if (strcmp(name, "fchownat") == 0)
+		return !(flags & AT_SYMLINK_NOFOLLOW);
+	return listed(follow, name);
+}
+
+static void check_paths(struct tripwire_watch *w, const struct sysfilter_path_call *pc, uint64_t flags)
+{
+	bool out = false, follow_last = follows_last(pc->name, flags);
 
 	for (int i = 0; i < 2 && pc->path[i] >= 0; i++)
 		out |= outside(w, pc->dirfd[i], pc->path[i], follow_last);
@@ -496,9 +508,17 @@ void tripwire_watch_handle(struct tripwire_watch *w)
 		uint64_t flags = 0;
 
 		/* open, openat and creat come only when they write; openat2's flags are in memory */
+		if (nr == SYS_openat)
+			flags = req->data.args[2];
+#ifdef SYS_open
+		else if (nr == SYS_open)
+			flags = req->data.args[1];
+#endif
+		else if (nr == SYS_fchownat)
+			flags = req->data.args[4];
 		if (nr != SYS_openat2 || (peek(w, TW_WRITES, req->data.args[2], &flags, sizeof(flags)) &&
 					  (flags & WRITE_FLAGS)))
-			check_paths(w, pc);
+			check_paths(w, pc, flags);
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	} else {
 		if (!listed(sysfilter_quiet_names, name))
