@@ -13,6 +13,8 @@
 #             sandbox destroyed (the t_ms of its destroy event: events count from the assignment)
 #   overhead  latency less the program's own wall time (exec to exit, the "ok: ... ms wall" event): what
 #             the sandbox adds around the program
+#   pre-started  the overhead of the sandboxes that were started before their sample came (the pool's; a
+#             process's first sandbox and every sandbox with the pool off were started for their sample)
 #   cpu       host CPU of the sandbox's cgroup, its start included (runsc, gofer, Sentry, the program),
 #             and prestart: the part spent before the sample was assigned
 # Pre-started sandboxes never used (the last of each worker) are counted apart: their CPU is spent too.
@@ -62,7 +64,8 @@ for log in sorted(glob.glob(os.path.join(work, "*.log"))):
     for line in open(log):
         e = json.loads(line)
         ev.setdefault(e["sandbox_id"], []).append(e)
-    r = rows.setdefault(p, {"lat": [], "over": [], "cpu": [], "pre": [], "unused": 0, "wall": [], "n": 0})
+    r = rows.setdefault(p, {"lat": [], "over": [], "cpu": [], "pre": [], "unused": 0, "wall": [], "n": 0,
+                            "pooled": []})
     r["wall"].append(int(open(log[:-4] + ".wall").read()))
     for sid, es in ev.items():
         cpu = [e for e in es if e["detail"].startswith("sandbox host CPU")]
@@ -78,6 +81,8 @@ for log in sorted(glob.glob(os.path.join(work, "*.log"))):
         r["n"] += 1
         r["lat"].append(end[-1])
         r["over"].append(end[-1] - wall[0])
+        if "(pre-started," in cpu[0]["detail"]:
+            r["pooled"].append(end[-1] - wall[0])
         r["cpu"].append(int(m.group(1)))
         r["pre"].append(int(m.group(2)))
 
@@ -88,15 +93,16 @@ def mean(x):
     return statistics.fmean(x) if x else float("nan")
 
 print()
-print("| --gvisor-pool | sandboxes | run wall [ms] (median) | latency [ms] median / p90 | overhead [ms] median / p90 | CPU per sample [ms] mean (of it pre-start) | pre-started, unused |")
-print("|---|---|---|---|---|---|---|")
+print("| --gvisor-pool | sandboxes | run wall [ms] (median) | latency [ms] median / p90 | overhead [ms] median / p90 | of them pre-started: n, overhead median / p90 | CPU per sample [ms] mean (of it pre-start) | pre-started, unused |")
+print("|---|---|---|---|---|---|---|---|")
 for p in (pool, "0"):
     r = rows.get(p)
     if not r:
         continue
     q = lambda x: sorted(x)[int(0.9 * (len(x) - 1))] if x else float("nan")
     print(f"| {p} | {r['n']} | {med(r['wall']):.0f} | {med(r['lat']):.0f} / {q(r['lat']):.0f} | "
-          f"{med(r['over']):.0f} / {q(r['over']):.0f} | {mean(r['cpu']):.0f} ({mean(r['pre']):.0f}) | {r['unused']} |")
+          f"{med(r['over']):.0f} / {q(r['over']):.0f} | {len(r['pooled'])}, {med(r['pooled']):.0f} / {q(r['pooled']):.0f} | "
+          f"{mean(r['cpu']):.0f} ({mean(r['pre']):.0f}) | {r['unused']} |")
 on, off = rows.get(pool), rows.get("0")
 if on and off:
     print()
