@@ -109,6 +109,16 @@ gv() {
 }
 
 # bats test_tags=root
+@test "gvisor: runsc killed at its start while a request larger than a pipe buffer waits: its end is the error" {
+	# 1 MiB: the memory cgroup kills runsc as it starts; the request (a 200 KB file) cannot all be
+	# written then, and the supervisor must not wait for a reader that will never come
+	head -c 200000 /dev/urandom >"$BATS_TEST_TMPDIR/big"
+	gv --memory 1M --file "big=$BATS_TEST_TMPDIR/big" -- /bin/true
+	expect_status sandbox_error
+	[[ $(j .error) == "runsc ended before the program started"* ]] || flunk "the error: $(j .error)"
+}
+
+# bats test_tags=root
 @test "gvisor: runsc leaves no state directory, no cgroup and no process behind" {
 	local before_cg after_cg
 	before_cg=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | grep -v sandeval- | sort)

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -400,14 +401,30 @@ static void add_env(struct request *r, const struct sandbox_config *cfg)
 	}
 }
 
-/* Write all of DATA to the non-blocking FD before DEADLINE (monotonic ms).
- * 1 when init spoke on STOP_FD first: it stopped reading (its line says
- * why; wait_for_exec reads it). */
-static int write_by(int fd, int stop_fd, const char *data, size_t len, int64_t deadline, struct sd_error *err)
+/* Where the request goes: the FIFO, init's ctl FIFO and runsc, either of
+ * which says that nobody will read the rest. */
+struct req_out {
+	int fd, ctl_fd;
+	pid_t helper;
+	int64_t deadline;	/* monotonic ms */
+};
+
+/* Whether runsc has ended (not reaped: wait_for_exec reports how). */
+static bool helper_gone(pid_t helper)
+{
+	siginfo_t si = { 0 };
+
+	return helper > 0 && waitid(P_PID, (id_t)helper, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == helper;
+}
+
+/* Write all of DATA to the non-blocking O->fd before O->deadline. 1 when
+ * init spoke on ctl first (it stopped reading; its line says why) or runsc
+ * ended: wait_for_exec reads and reports either. */
+static int write_by(const struct req_out *o, const char *data, size_t len, struct sd_error *err)
 {
 	while (len > 0) {
-		struct pollfd pfd[2] = { { .fd = fd, .events = POLLOUT }, { .fd = stop_fd, .events = POLLIN } };
-		ssize_t n = write(fd, data, len);
+		struct pollfd pfd[2] = { { .fd = o->fd, .events = POLLOUT }, { .fd = o->ctl_fd, .events = POLLIN } };
+		ssize_t n = write(o->fd, data, len);
 
 		if (n > 0) {
 			data += n;
@@ -416,23 +433,23 @@ static int write_by(int fd, int stop_fd, const char *data, size_t len, int64_t d
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return sd_error_errno(err, errno, "cannot write the request");
-		if (now_ms() >= deadline)
+		if (now_ms() >= o->deadline)
 			return sd_error_set(err, ETIMEDOUT, "gVisor's init took no request");
-		if (poll(pfd, 2, 50) > 0 && (pfd[1].revents & (POLLIN | POLLHUP)))
+		if ((poll(pfd, 2, 50) > 0 && (pfd[1].revents & (POLLIN | POLLHUP))) || helper_gone(o->helper))
 			return 1;
 	}
 	return 0;
 }
 
 /* The contents of file RF (of F) after the request's arguments: exactly its size. */
-static int write_contents(int fd, int stop_fd, const struct sandbox_file *f, const struct req_file *rf,
-		      int64_t deadline, struct sd_error *err)
+static int write_contents(const struct req_out *o, const struct sandbox_file *f, const struct req_file *rf,
+			  struct sd_error *err)
 {
 	char buf[65536];
 	uint64_t left = rf->size;
 
 	if (rf->fd < 0)
-		return write_by(fd, stop_fd, f->data, f->len, deadline, err);
+		return write_by(o, f->data, f->len, err);
 	while (left > 0) {
 		ssize_t n = read(rf->fd, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
 		int r;
@@ -443,7 +460,7 @@ static int write_contents(int fd, int stop_fd, const struct sandbox_file *f, con
 			return sd_error_errno(err, errno, "cannot read --file source '%s'", f->src);
 		if (n == 0)
 			return sd_error_set(err, EIO, "--file source '%s' shrank while it was read", f->src);
-		if ((r = write_by(fd, stop_fd, buf, (size_t)n, deadline, err)) != 0)
+		if ((r = write_by(o, buf, (size_t)n, err)) != 0)
 			return r;
 		left -= (uint64_t)n;
 	}
@@ -456,6 +473,7 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	struct gvisor *gv = ctx->backend_data;
 	uint64_t cpu_soft = (uint64_t)ceil(cfg->cpu_time) + (gv->cg_cpu ? 1 : 0);
 	struct req_file *rf = calloc(cfg->n_files + 1, sizeof(*rf));
+	const struct req_out o = { req_fd, gv->ctl_r, gv->helper, deadline };
 	struct request r = { 0 };
 	char head[32];
 	int ret = -1;
@@ -509,13 +527,13 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	/* the arguments, then each file's contents in -f order, on the one FIFO:
 	 * init opens nothing of the host's for them */
 	snprintf(head, sizeof(head), "%zu\n", r.len);
-	ret = write_by(req_fd, gv->ctl_r, head, strlen(head), deadline, err);
+	ret = write_by(&o, head, strlen(head), err);
 	if (ret == 0)
-		ret = write_by(req_fd, gv->ctl_r, r.buf, r.len, deadline, err);
+		ret = write_by(&o, r.buf, r.len, err);
 	for (size_t i = 0; ret == 0 && i < cfg->n_files; i++)
-		ret = write_contents(req_fd, gv->ctl_r, &cfg->files[i], &rf[i], deadline, err);
+		ret = write_contents(&o, &cfg->files[i], &rf[i], err);
 	if (ret > 0)
-		ret = 0;	/* init stopped reading: its own error is on ctl */
+		ret = 0;	/* init stopped reading or runsc ended: wait_for_exec says which */
 out:
 	for (size_t i = 0; i < cfg->n_files; i++)
 		if (rf[i].fd >= 0)
