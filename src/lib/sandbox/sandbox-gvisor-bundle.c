@@ -56,8 +56,7 @@ static int write_new(const char *path, const void *data, size_t len, mode_t mode
 	return 0;
 }
 
-/* Copy from an open descriptor into a new file of DIR. */
-static int copy_fd(int in, const char *path, mode_t mode, struct sd_error *err)
+int gvisor_copy_fd(int in, const char *path, mode_t mode, struct sd_error *err)
 {
 	cleanup_close int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	char buf[65536];
@@ -125,7 +124,7 @@ static int mirror_entry(const char *root, const char *src, const char *path, jso
 
 		if (fd < 0)
 			return 0;	/* not readable by the caller: not in the sandbox either */
-		return copy_fd(fd, dst, 0444, err);
+		return gvisor_copy_fd(fd, dst, 0444, err);
 	}
 	return 0;
 }

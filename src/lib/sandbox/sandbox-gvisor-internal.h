@@ -26,6 +26,9 @@ struct gvisor {
  * the FIFOs) for a sandbox on IMAGE_DIR (NULL: the host image): nothing of
  * a sample, which may not be known yet. */
 int gvisor_build_bundle(struct sandbox_ctx *ctx, const char *image_dir, struct sd_error *err);
+/* Copy what IN holds from where it stands into PATH, a new file (O_EXCL:
+ * never through a link) of mode MODE. 0 or -1. */
+int gvisor_copy_fd(int in, const char *path, mode_t mode, struct sd_error *err);
 /* Close the supervisor's ends of the FIFOs (and the stdin source) that are still open. */
 void gvisor_close_fds(struct gvisor *gv);
 /* The sample (ctx->cfg) for init: its program, environment, limits and

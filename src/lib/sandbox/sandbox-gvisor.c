@@ -477,20 +477,18 @@ static void keep_sentry_log(struct sandbox_ctx *ctx, const char *path)
 {
 	const char *dir = getenv("SANDEVAL_GVISOR_LOGS");
 	cleanup_free char *dst = NULL;
-	cleanup_close int in = -1, out = -1;
-	char buf[65536];
-	ssize_t n = 0;
+	cleanup_close int in = -1;
+	struct sd_error e = { 0 };
 
 	if (!dir || !*dir)
 		return;
 	dst = xasprintf("%s/%s.log", dir, ctx->res->id);
 	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	out = dst ? open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
-	while (in >= 0 && out >= 0 && ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
-		if (n > 0 && write_all(out, buf, (size_t)n) < 0)
-			break;
-	if (in < 0 || out < 0 || n != 0)
-		sandbox_event(ctx, "destroy", "the Sentry's log not kept in '%s': %s", dir, strerror(errno));
+	if (!dst || in < 0)
+		sd_error_errno(&e, errno, "cannot open '%s'", path);
+	else if (gvisor_copy_fd(in, dst, 0600, &e) == 0)
+		return;
+	sandbox_event(ctx, "destroy", "the Sentry's log not kept in '%s': %s", dir, e.msg);
 }
 
 /* The Sentry serves every call, so no listener sees them: its debug log
