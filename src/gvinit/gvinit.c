@@ -13,7 +13,7 @@
  *        sandbox of the pool): nothing of the sample is known until then
  *   in, out, err  the program's stdin, stdout and stderr
  * The request's arguments: [-p NPROC] [-t BYTES] [-r RES:SOFT:HARD]...
- * [-e NAME=VALUE]... [-f N:DEST]... -- PROGRAM [ARG...]
+ * [-e NAME=VALUE]... [-f SIZE:MODE:DEST]... -- PROGRAM [ARG...]
  *   -p NPROC   the program's RLIMIT_NPROC, set after it became uid 1000
  *   -t BYTES   the size of the one tmpfs of /work and /tmp
  *   -r R:S:H   the program's rlimit number R (RLIMIT_*), soft S, hard H
