@@ -493,18 +493,20 @@ teardown() {
 	report_cases
 }
 
-@test "--file contents arrive byte for byte: binary, past a pipe buffer, empty, several; one too big for --tmpfs is named" {
+@test "--file contents arrive byte for byte: binary, past a pipe buffer, empty, from a pipe, several; one too big for --tmpfs is named" {
 	local d=$BATS_TEST_TMPDIR
 	head -c 300000 /dev/urandom >"$d/big.bin"
 	printf 'a\0b\0\n' >"$d/nul.bin"
 	: >"$d/empty"
 	printf '#!/bin/sh\necho ran\n' >"$d/x.sh"
 	chmod 0755 "$d/x.sh"
+	# piped.bin: a source that is a pipe (no size to tell before it is read)
 	sbx --file "big.bin=$d/big.bin" --file "n/nul.bin=$d/nul.bin" --file "empty=$d/empty" --file "x.sh=$d/x.sh" \
-		-- /bin/sh -c 'for f in big.bin n/nul.bin empty x.sh; do sha256sum <"$f"; done; ./x.sh; find x.sh big.bin -printf "%m\n"'
+		--file piped.bin=<(cat "$d/big.bin") \
+		-- /bin/sh -c 'for f in big.bin n/nul.bin empty x.sh piped.bin; do sha256sum <"$f"; done; ./x.sh; find x.sh big.bin -printf "%m\n"'
 	expect_status ok
 	local want
-	want=$(for f in big.bin nul.bin empty x.sh; do sha256sum <"$d/$f"; done; echo ran; echo 555; echo 444)
+	want=$(for f in big.bin nul.bin empty x.sh big.bin; do sha256sum <"$d/$f"; done; echo ran; echo 555; echo 444)
 	assert_eq "$(out)" "$want" "the files' hashes, the executable's output and the modes inside"
 	head -c 3000000 /dev/urandom >"$d/3m.bin"
 	sbx --tmpfs 1M --file-size 64M --file "big=$d/3m.bin" -- /bin/true

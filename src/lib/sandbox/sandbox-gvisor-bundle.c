@@ -262,19 +262,55 @@ static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char 
 	return 0;
 }
 
-/* A file of the request: its contents in memory or an open --file source (opened with the caller's rights). */
+/* A file of the request: its contents in memory (the sample's, or read
+ * whole from a source that is no regular file: a pipe has no size to
+ * announce) or an open --file source (opened with the caller's rights). */
 struct req_file {
 	int fd;			/* -1: from memory */
+	const char *data;	/* from memory: the sample's, or buf */
+	char *buf;
 	uint64_t size;
 	mode_t mode;
 };
 
-static int open_file(const struct sandbox_file *f, struct req_file *rf, struct sd_error *err)
+/* All of FD (at most CAP bytes: more would not fit in the tmpfs) into RF->buf. */
+static int slurp(int fd, uint64_t cap, struct req_file *rf, const char *src, struct sd_error *err)
+{
+	size_t len = 0, size = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == size) {
+			char *b = realloc(rf->buf, size = size ? 2 * size : 65536);
+
+			if (!b)
+				return sd_error_errno(err, ENOMEM, "cannot hold --file source '%s'", src);
+			rf->buf = b;
+		}
+		n = read(fd, rf->buf + len, size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sd_error_errno(err, errno, "cannot read --file source '%s'", src);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > cap)
+			return sd_error_set(err, EFBIG, "--file source '%s' is larger than --tmpfs", src);
+	}
+	rf->data = rf->buf;
+	rf->size = len;
+	return 0;
+}
+
+static int open_file(const struct sandbox_file *f, uint64_t cap, struct req_file *rf, struct sd_error *err)
 {
 	struct stat sb;
 
 	rf->fd = -1;
 	if (f->data) {
+		rf->data = f->data;
 		rf->size = f->len;
 		rf->mode = f->executable ? 0555 : 0444;
 		return 0;
@@ -282,10 +318,15 @@ static int open_file(const struct sandbox_file *f, struct req_file *rf, struct s
 	rf->fd = open(f->src, O_RDONLY | O_CLOEXEC);
 	if (rf->fd < 0 || fstat(rf->fd, &sb) < 0)
 		return sd_error_errno(err, errno, "cannot open --file source '%s'", f->src);
-	if (!S_ISREG(sb.st_mode))
-		return sd_error_set(err, EINVAL, "--file source '%s' is not a regular file", f->src);
-	rf->size = (uint64_t)sb.st_size;
 	rf->mode = (sb.st_mode & 0111) ? 0555 : 0444;
+	if (!S_ISREG(sb.st_mode)) {
+		int r = slurp(rf->fd, cap, rf, f->src, err);
+
+		close(rf->fd);
+		rf->fd = -1;
+		return r;
+	}
+	rf->size = (uint64_t)sb.st_size;
 	return 0;
 }
 
@@ -448,7 +489,7 @@ static int write_contents(const struct req_out *o, const struct sandbox_file *f,
 	uint64_t left = rf->size;
 
 	if (rf->fd < 0)
-		return write_by(o, f->data, f->len, err);
+		return write_by(o, rf->data, (size_t)rf->size, err);
 	while (left > 0) {
 		ssize_t n = read(rf->fd, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
 		int r;
@@ -482,7 +523,7 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	for (size_t i = 0; i < cfg->n_files; i++)
 		rf[i].fd = -1;
 	for (size_t i = 0; i < cfg->n_files; i++)
-		if (open_file(&cfg->files[i], &rf[i], err) < 0)
+		if (open_file(&cfg->files[i], cfg->tmpfs, &rf[i], err) < 0)
 			goto out;
 	/* gVisor counts the program's own task under uid 0 (it was forked before
 	 * setuid): N - 1 more tasks of uid 1000 make N */
@@ -534,9 +575,11 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	if (ret > 0)
 		ret = 0;	/* init stopped reading or runsc ended: wait_for_exec says which */
 out:
-	for (size_t i = 0; i < cfg->n_files; i++)
+	for (size_t i = 0; i < cfg->n_files; i++) {
 		if (rf[i].fd >= 0)
 			close(rf[i].fd);
+		free(rf[i].buf);
+	}
 	free(rf);
 	free(r.buf);
 	return ret;
