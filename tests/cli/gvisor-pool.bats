@@ -133,6 +133,13 @@ def f():
 	[[ $(sample_json roomy | jq .passed) == true ]] || flunk "the roomy sample failed: $(sample_json roomy)"
 	[[ $(sample_json tight | jq -r .result) == "failed: memory_limit" ]] ||
 		flunk "the tight sample escaped its memory limit: $(sample_json tight)"
+	# tight first: the roomy sample's sandbox is started from the tight one's configuration (160M) and
+	# raised to 1G at its assignment (on cgroup v1 memsw before memory: the kernel refuses the other order)
+	rm -f t.db out.jsonl ev.log
+	jq -cn --arg c "$code" '{task_id: "tight", sample_id: "tight", solution: $c}, {task_id: "roomy", sample_id: "roomy", solution: $c}' >s.jsonl
+	pool_run --tasks tasks --samples s.jsonl
+	assert_pooled roomy
+	[[ $(sample_json roomy | jq .passed) == true ]] || flunk "the roomy sample, raised, failed: $(sample_json roomy)"
 }
 
 # bats test_tags=root

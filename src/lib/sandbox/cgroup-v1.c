@@ -72,15 +72,13 @@ static int v1_set_memory(struct cgroup *cg, uint64_t bytes, struct sd_error *err
 		return cgroup_write(dir, "memory.limit_in_bytes", text, err) < 0 ? -1 :
 		       cgroup_write(dir, "memory.swappiness", "0", err);
 	/* The kernel keeps memory.limit <= memsw.limit at every write (EINVAL
-	 * otherwise): a limit raised (a pre-started gVisor sandbox given a larger
-	 * sample) moves memsw first, one lowered (a fresh cgroup) memory first. */
-	uint64_t cur = 0;
-
-	if (cgroup_read_u64(dir, "memory.limit_in_bytes", &cur) == 0 && bytes > cur)
-		return cgroup_write(dir, "memory.memsw.limit_in_bytes", text, err) < 0 ? -1 :
-		       cgroup_write(dir, "memory.limit_in_bytes", text, err);
-	return cgroup_write(dir, "memory.limit_in_bytes", text, err) < 0 ? -1 :
-	       cgroup_write(dir, "memory.memsw.limit_in_bytes", text, err);
+	 * otherwise): a limit lowered (a fresh cgroup, every sandbox) moves
+	 * memory first; one raised above memsw (a pre-started gVisor sandbox
+	 * given a larger sample) is refused so, and moves memsw first. */
+	if (cgroup_write(dir, "memory.limit_in_bytes", text, err) == 0)
+		return cgroup_write(dir, "memory.memsw.limit_in_bytes", text, err);
+	return cgroup_write(dir, "memory.memsw.limit_in_bytes", text, err) < 0 ? -1 :
+	       cgroup_write(dir, "memory.limit_in_bytes", text, err);
 }
 
 static int v1_set_pids(struct cgroup *cg, long max, struct sd_error *err)
