@@ -21,11 +21,21 @@ import time
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+def read_small(path):
+    """The first 4 KB of PATH (a /proc file): open, read, close and nothing
+    else -- open() adds an fstat, an isatty ioctl and two lseeks, and this
+    runs several times for every call the candidate answers."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
 def cpu_seconds(pid):
     """User plus system CPU time of PID, from /proc (0 when it is gone)."""
     try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
+        fields = read_small("/proc/%d/stat" % pid).rsplit(b")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICK
     except (OSError, IndexError, ValueError):
         return 0.0
@@ -42,8 +52,7 @@ def delays(pids):
             continue
         for tid in tids:
             try:
-                with open("/proc/%d/task/%s/schedstat" % (pid, tid), "rb") as f:
-                    out.append((pid, tid, int(f.read().split()[1])))
+                out.append((pid, tid, int(read_small("/proc/%d/task/%s/schedstat" % (pid, tid)).split()[1])))
             except FileNotFoundError:
                 if not os.path.exists("/proc/self/schedstat"):
                     return None

@@ -129,6 +129,14 @@ he_samples() {
 }
 
 # bats test_tags=heavy,native
+@test "the split of HumanEval's and MBPP's test code runs the file's own code (split-check.py)" {
+	[[ -r $HE && -r $DATA/mbpp/mbpp.jsonl ]] || skip "data: no HumanEval or MBPP data under '$DATA' (set SANDEVAL_DATA)"
+	# one-line parts are the file's text, the others unparsed: each has its node's syntax tree
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/split-check.py" "${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}" \
+		"$HE" "$DATA/mbpp/mbpp.jsonl"
+	[[ $status == 0 && $output == "ok 12213" ]] || { echo "$output" >&2; return 1; }
+}
+
 @test "all 164 HumanEval canonical solutions pass" {
 	need_data
 	he_samples canonical
