@@ -128,7 +128,6 @@ he_samples() {
 	[[ $with == *"[]"* ]] || flunk "numpy was in the candidate's modules: $with"
 }
 
-# bats test_tags=heavy,native
 @test "the split of HumanEval's and MBPP's test code runs the file's own code (split-check.py)" {
 	[[ -r $HE && -r $DATA/mbpp/mbpp.jsonl ]] || skip "data: no HumanEval or MBPP data under '$DATA' (set SANDEVAL_DATA)"
 	# one-line parts are the file's text, the others unparsed: each has its node's syntax tree
@@ -137,6 +136,7 @@ he_samples() {
 	[[ $status == 0 && $output == "ok 12213" ]] || { echo "$output" >&2; return 1; }
 }
 
+# bats test_tags=heavy,native
 @test "all 164 HumanEval canonical solutions pass" {
 	need_data
 	he_samples canonical
