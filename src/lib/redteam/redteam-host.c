@@ -118,13 +118,19 @@ static int create_file(const char *path, const char *text, mode_t mode, struct s
 	return 0;
 }
 
-/* A child of ours that only waits: a kill(-1) that got out of a sandbox ends it. */
+/* A child of ours that only waits: a kill(-1) that got out of a sandbox ends it.
+ * It holds none of our descriptors: the session's locked run record among them
+ * would outlive a killed session until the parent-death signal came, and
+ * 'sandeval gc' take the session for alive meanwhile. */
 static pid_t start_sentinel(void)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid == 0) {
+		close_range(0, ~0U, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);	/* the session died before the signal was set */
 		for (;;)
 			pause();
 	}
