@@ -213,6 +213,20 @@ need_gvisor() {
 	done
 	[[ -n $dir ]] || { kill -9 "$pid"; rflunk "no host directory appeared"; }
 	[[ -f $dir/secret ]] || sleep 1
+	# Only the session holds its run record: a child that kept the locked
+	# descriptor (the host sentinel, a sandbox's init) would outlive the
+	# kill for a moment, and gc then take the session for alive.
+	local holders= f t
+	for ((i = 0; i < 3; i++)); do
+		for f in /proc/[0-9]*/fd/*; do
+			t=$(readlink "$f" 2>/dev/null) || continue
+			[[ $t == */"redteam-${dir##*.}.lock" ]] || continue
+			f=${f#/proc/}
+			[[ ${f%%/*} == "$pid" ]] || holders+=" ${f%%/*} ($(tr '\0' ' ' <"/proc/${f%%/*}/cmdline" 2>/dev/null))"
+		done
+		sleep 0.2
+	done
+	[[ -z $holders ]] || { kill -9 "$pid"; rflunk "processes besides the session hold its run record:$holders"; }
 	kill -9 "$pid"
 	wait "$pid" || true
 	[[ -f $dir/secret ]] || rflunk "the killed session's directory should still be there, with its secret"

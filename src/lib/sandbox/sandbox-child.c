@@ -595,6 +595,38 @@ static _Noreturn void init_loop(pid_t program)
 	}
 }
 
+/* The least of A's own descriptors at or above FROM, or -1. */
+static int next_kept(const struct child_args *a, int from)
+{
+	int best = -1;
+	const int fixed[] = { a->sync_fd, a->msg_fd, a->status_fd, a->stdio[0], a->stdio[1], a->stdio[2],
+			      a->notify_sock };
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (fixed[i] >= from && (best < 0 || fixed[i] < best))
+			best = fixed[i];
+	for (size_t i = 0; i < a->cfg->n_files; i++)
+		if (a->file_fds[i] >= from && (best < 0 || a->file_fds[i] < best))
+			best = a->file_fds[i];
+	return best;
+}
+
+/* Close every descriptor but A's own: init is a clone of the caller (a
+ * sandeval command, or the zygote), and what it inherited -- store files,
+ * locked run records, listening sockets -- would stay open for as long as
+ * the sandbox lives, and a moment longer after the caller is killed. */
+static void close_others(const struct child_args *a)
+{
+	int from = 0, kept;
+
+	while ((kept = next_kept(a, from)) >= 0) {
+		if (kept > from)
+			close_range((unsigned)from, (unsigned)kept - 1, 0);
+		from = kept + 1;
+	}
+	close_range((unsigned)from, ~0U, 0);
+}
+
 void child_main(struct child_args *a)
 {
 	struct pollfd pfd;
@@ -613,6 +645,7 @@ void child_main(struct child_args *a)
 			die("cannot join the sandbox cgroup");
 		close(a->cgroup_fds[i]);
 	}
+	close_others(a);
 	/* The image is opened here: in our own mount namespace (a bind needs a
 	 * source mount of the caller's namespace), with the caller's credentials
 	 * (before the uid change), and before BASE may hide it. */
