@@ -512,6 +512,10 @@ teardown() {
 	sbx --tmpfs 1M --file-size 64M --file "big=$d/3m.bin" -- /bin/true
 	expect_status sandbox_error
 	[[ $(j .error) == *"'/work/big' (does it fit in --tmpfs?)"* ]] || flunk "the error: $(j .error)"
+	# the same from a pipe, which the gVisor backend reads whole beforehand
+	sbx --tmpfs 1M --file-size 64M --file big=<(cat "$d/3m.bin") -- /bin/true
+	expect_status sandbox_error
+	[[ $(j .error) == *"--tmpfs"* ]] || flunk "the error for a piped source: $(j .error)"
 }
 
 @test "--stdin feeds a file; stdin is empty by default" {

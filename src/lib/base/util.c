@@ -115,14 +115,11 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_error *err)
+int read_fd(int fd, const char *name, size_t cap, char **out, size_t *len, struct sd_error *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	cleanup_free char *buf = NULL;
 	size_t used = 0, size = 0;
 
-	if (fd < 0)
-		return sd_error_errno(err, errno, "cannot open '%s'", path);
 	for (;;) {
 		ssize_t n;
 
@@ -132,26 +129,35 @@ int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_e
 			size = size ? size * 2 : 8192;
 			nb = realloc(buf, size + 1);
 			if (!nb)
-				return sd_error_errno(err, ENOMEM, "cannot read '%s'", path);
+				return sd_error_errno(err, ENOMEM, "cannot read '%s'", name);
 			buf = nb;
 		}
 		n = read(fd, buf + used, size - used);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return sd_error_errno(err, errno, "cannot read '%s'", path);
+			return sd_error_errno(err, errno, "cannot read '%s'", name);
 		}
 		if (n == 0)
 			break;
 		used += (size_t)n;
 		if (used > cap)
-			return sd_error_set(err, EFBIG, "'%s' is larger than %zu bytes", path, cap);
+			return sd_error_set(err, EFBIG, "'%s' is larger than %zu bytes", name, cap);
 	}
 	buf[used] = '\0';
 	if (len)
 		*len = used;
 	*out = steal_pointer(&buf);
 	return 0;
+}
+
+int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return sd_error_errno(err, errno, "cannot open '%s'", path);
+	return read_fd(fd, path, cap, out, len, err);
 }
 
 int write_file(const char *path, const char *text, struct sd_error *err)

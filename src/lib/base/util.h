@@ -42,8 +42,12 @@ int parse_long(const char *s, long min, long max, long *out, struct sd_error *er
 
 /* Write all of buf; retries on EINTR and short writes. 0 or -1 (errno set). */
 int write_all(int fd, const void *buf, size_t len);
-/* Read up to cap bytes of a file into a NUL-terminated malloc'd string. */
+/* Read up to cap bytes of a file into a NUL-terminated malloc'd string;
+ * more is an error (EFBIG). */
 int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_error *err);
+/* The same from an open descriptor to its end (a pipe too); NAME is what
+ * errors call it. FD stays open. */
+int read_fd(int fd, const char *name, size_t cap, char **out, size_t *len, struct sd_error *err);
 /* Write a string to an existing file (sysfs, procfs): one write(2). */
 int write_file(const char *path, const char *text, struct sd_error *err);
 /* Read a file holding one unsigned decimal number (sysfs). */

@@ -273,37 +273,6 @@ struct req_file {
 	mode_t mode;
 };
 
-/* All of FD (at most CAP bytes: more would not fit in the tmpfs) into RF->buf. */
-static int slurp(int fd, uint64_t cap, struct req_file *rf, const char *src, struct sd_error *err)
-{
-	size_t len = 0, size = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (len == size) {
-			char *b = realloc(rf->buf, size = size ? 2 * size : 65536);
-
-			if (!b)
-				return sd_error_errno(err, ENOMEM, "cannot hold --file source '%s'", src);
-			rf->buf = b;
-		}
-		n = read(fd, rf->buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return sd_error_errno(err, errno, "cannot read --file source '%s'", src);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > cap)
-			return sd_error_set(err, EFBIG, "--file source '%s' is larger than --tmpfs", src);
-	}
-	rf->data = rf->buf;
-	rf->size = len;
-	return 0;
-}
-
 static int open_file(const struct sandbox_file *f, uint64_t cap, struct req_file *rf, struct sd_error *err)
 {
 	struct stat sb;
@@ -320,11 +289,15 @@ static int open_file(const struct sandbox_file *f, uint64_t cap, struct req_file
 		return sd_error_errno(err, errno, "cannot open --file source '%s'", f->src);
 	rf->mode = (sb.st_mode & 0111) ? 0555 : 0444;
 	if (!S_ISREG(sb.st_mode)) {
-		int r = slurp(rf->fd, cap, rf, f->src, err);
+		/* more would not fit in the tmpfs */
+		size_t len = 0;
+		int r = read_fd(rf->fd, f->src, cap, &rf->buf, &len, err);
 
 		close(rf->fd);
 		rf->fd = -1;
-		return r;
+		rf->data = rf->buf;
+		rf->size = len;
+		return r < 0 ? sd_error_wrap(err, "--file source (at most --tmpfs bytes)") : 0;
 	}
 	rf->size = (uint64_t)sb.st_size;
 	return 0;
