@@ -147,7 +147,9 @@ build_probe_image() {
 	report_cases
 }
 
-# bats test_tags=native,root
+# Heavy: it hashes all of /usr (~30 s here); the sanitizer pass leaves it out
+# (image-digest.c runs there on the debootstrapped image, below, and in test-image).
+# bats test_tags=native,root,heavy
 @test "the host image: its digest is computed on request, cached, and reported by runs" {
 	[[ $BACKEND == native ]] || skip "native: backend-independent, covered in the native pass"
 	is_root || skip "root: digesting the host image reads all of /usr, some of which only root may read"
