@@ -564,29 +564,29 @@ static void run_program(void)
 /* pid 1: reap everything, report the program's wait status and whether it
  * reached --file-size, then exit, which kills whatever else still runs in
  * the namespace. */
-static _Noreturn void init_loop(pid_t program)
+static _Noreturn void init_loop(pid_t program, const struct child_args *own)
 {
-	int status_fd = args->status_fd;
+	int status_fd = own->status_fd;
 
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < 3; i++)
-		close(args->stdio[i]);
-	close(args->msg_fd);
-	if (args->notify_sock >= 0)
-		close(args->notify_sock);
+		close(own->stdio[i]);
+	close(own->msg_fd);
+	if (own->notify_sock >= 0)
+		close(own->notify_sock);
 	for (;;) {
 		int st;
 		pid_t pid = waitpid(-1, &st, __WALL);
 
 		if (pid == program) {
-			int report[2] = { st, file_size_reached(args->cfg->file_size) };
+			int report[2] = { st, file_size_reached(own->cfg->file_size) };
 			char c;
 
 			write_all(status_fd, report, sizeof(report));
 			/* The supervisor counts what still runs (lingering processes),
 			 * then kills us; our exit would kill them first. It closing
 			 * the sync pipe (it died) ends the wait too. */
-			while (read(args->sync_fd, &c, 1) < 0 && errno == EINTR)
+			while (read(own->sync_fd, &c, 1) < 0 && errno == EINTR)
 				;
 			_exit(0);
 		}
@@ -629,6 +629,7 @@ static void close_others(const struct child_args *a)
 
 void child_main(struct child_args *a)
 {
+	struct child_args own;
 	struct pollfd pfd;
 	int image_errno;
 	char c;
@@ -674,12 +675,17 @@ void child_main(struct child_args *a)
 	loopback_up();
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die("cannot make init non-dumpable");
-	pid = fork();
+	/* A cold program executes at once: it borrows init's memory until then
+	 * (vfork), and init waits. run_program() changes args (its descriptors'
+	 * numbers), so init keeps its own copy. A warm one returns into the
+	 * interpreter: it needs memory of its own. */
+	own = *a;
+	pid = a->warm ? fork() : vfork();
 	if (pid < 0)
 		die("cannot fork the program");
 	if (pid == 0) {
 		run_program();
 		return;
 	}
-	init_loop(pid);
+	init_loop(pid, &own);
 }
