@@ -608,13 +608,17 @@ static int next_kept(const struct child_args *a, int from)
 	for (size_t i = 0; i < a->cfg->n_files; i++)
 		if (a->file_fds[i] >= from && (best < 0 || a->file_fds[i] < best))
 			best = a->file_fds[i];
+	for (int i = 0; i < a->n_cgroup_fds; i++)
+		if (a->cgroup_fds[i] >= from && (best < 0 || a->cgroup_fds[i] < best))
+			best = a->cgroup_fds[i];
 	return best;
 }
 
 /* Close every descriptor but A's own: init is a clone of the caller (a
- * sandeval command, or the zygote), and what it inherited -- store files,
- * locked run records, listening sockets -- would stay open for as long as
- * the sandbox lives, and a moment longer after the caller is killed. */
+ * sandeval command, or the zygote), and what it inherited -- the
+ * supervisor's ends of our pipes (the program would never see EOF), store
+ * files, locked run records, listening sockets -- would stay open for as
+ * long as the sandbox lives, and a moment longer after the caller is killed. */
 static void close_others(const struct child_args *a)
 {
 	int from = 0, kept;
@@ -636,17 +640,14 @@ void child_main(struct child_args *a)
 	pid_t pid;
 
 	args = a;
-	/* Only the supervisor may hold its ends: else the program never sees EOF. */
-	for (int i = 0; i < 8; i++)
-		if (a->parent_fds[i] >= 0)
-			close(a->parent_fds[i]);
+	close_others(a);
 	/* Join the cgroup first, before anything is charged elsewhere. */
 	for (int i = 0; i < a->n_cgroup_fds; i++) {
 		if (write(a->cgroup_fds[i], "0", 1) != 1)
 			die("cannot join the sandbox cgroup");
 		close(a->cgroup_fds[i]);
 	}
-	close_others(a);
+	a->n_cgroup_fds = 0;
 	/* The image is opened here: in our own mount namespace (a bind needs a
 	 * source mount of the caller's namespace), with the caller's credentials
 	 * (before the uid change), and before BASE may hide it. */

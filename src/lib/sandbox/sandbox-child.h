@@ -22,7 +22,6 @@ struct child_args {
 				 * FILTER is the plain one */
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
-	int parent_fds[8];	/* the supervisor's pipe ends, closed at once (-1: none) */
 	int cgroup_fds[CG_NCTL];	/* cgroup.procs files to write "0" to */
 	int n_cgroup_fds;
 	const struct sysfilter *filter;	/* built by the supervisor */

@@ -322,7 +322,6 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 		.rlimit_pids = w.rlimit_pids, .rlimit_cpu_only = w.rlimit_cpu_only,
 		.sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
 		.stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[6], .file_fds = z_file_fds, .image_fd = -1,
-		.parent_fds = { -1, -1, -1, -1, -1, -1, -1, -1 },
 		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt_notify(), .warm = true,
 	};
 	memcpy(a->cgroup_fds, fds + BASE_FDS, sizeof(int) * w.n_cg);
@@ -360,7 +359,6 @@ int sandeval_zygote_serve(int sock)
 		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || parse_request((size_t)len, fds, n_fds, &a) < 0) {
 			reply = -EPROTO;
 		} else {
-			a.parent_fds[0] = sock;
 			/* init becomes the supervisor's child, as after its own clone() */
 			pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | CLONE_NEWUSER | CLONE_NEWPID |
 						   CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS,
