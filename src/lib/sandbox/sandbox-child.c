@@ -3,10 +3,11 @@
  * Runs in the child of clone(CLONE_NEWUSER | CLONE_NEWPID | ...), which is pid 1
  * of the new pid namespace. Nothing here returns: errors go to the message pipe
  * and the process _exits (isolate's die()). Order matters:
- *   wait for the uid map and cgroup -> become uid 1000 (caps kept, in the new
- *   user namespace only) -> parent-death signal -> cgroup namespace -> hostname
- *   -> build the root (read-only binds, /proc, /dev, tmpfs /work and /tmp, the
- *   injected files) -> pivot_root -> loopback up -> fork the program.
+ *   close what is not ours -> join the cgroup -> wait for the uid map ->
+ *   become uid 1000 (caps kept, in the new user namespace only) ->
+ *   parent-death signal -> cgroup namespace -> hostname -> build the root
+ *   (read-only binds, /proc, /dev, tmpfs /work and /tmp, the injected
+ *   files) -> pivot_root -> loopback up -> vfork the program (fork, warm).
  * The program's process then drops every capability, sets no_new_privs, enters
  * the Landlock domain, loads the seccomp filter and executes. Pid 1 stays
  * behind, reaps, reports the program's wait status and exits as soon as the

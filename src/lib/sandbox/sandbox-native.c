@@ -5,11 +5,12 @@
  * Processes. sandeval (the supervisor) stays on the host. It clone()s one child
  * into new user, pid, mount, network, ipc and uts namespaces; that child is
  * pid 1 of the sandbox ("init", sandbox-child.c). Init builds the root, then
- * forks the program (pid 2), which constrains itself and executes. Nothing in
+ * vforks the program (pid 2), which constrains itself and executes. Nothing in
  * the sandbox runs as pid 1 but init, so the program's fatal signals work.
  * A warm start (cfg->zygote, zygote.h) differs in two places only: the
  * zygote makes that clone() (CLONE_PARENT: init is still our child), and the
- * program returns into the zygote's warm interpreter instead of executing.
+ * program, forked, returns into the zygote's warm interpreter instead of
+ * executing.
  *
  * Pipes. sync (supervisor -> init, one byte: "maps and cgroup are set"; kept
  * open so init sees the supervisor die); msg (init and program -> supervisor,
