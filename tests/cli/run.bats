@@ -568,6 +568,36 @@ warm_task() {
 }
 
 # bats test_tags=native
+@test "warm starts: a signal the candidate sends to init (pid 1) reaches no later sample" {
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
+	# Init shares the zygote's memory (zygote.c): were the interpreter's
+	# SIGINT handler to run in init, it would mark the signal in that memory,
+	# and every later sample's driver, forked from it, would raise
+	# KeyboardInterrupt. Init blocks every signal instead (its SigBlk, read
+	# here). Where Landlock scopes signals (ABI 6) the candidate cannot
+	# signal init at all (EPERM); on older kernels the signals arrive.
+	warm_task 'assert candidate() == "blocked"'
+	body='    import os, signal, time
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
+        try:
+            os.kill(1, sig)
+        except PermissionError:
+            pass
+    time.sleep(0.05)
+    blk = [l for l in open("/proc/1/status") if l.startswith("SigBlk:")][0]
+    mask = int(blk.split()[1], 16)
+    return "blocked" if all(mask >> (s - 1) & 1 for s in range(1, 32) if s not in (9, 19)) else blk
+'
+	for i in 1 2 3; do
+		jq -cn --arg body "$body" --arg id "s$i" '{task_id: "w/0", sample_id: $id, completion: $body}'
+	done >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
+	((rc == 0)) || flunk "exit $rc: $err"
+	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
+		flunk "init takes signals, or one reached a later sample: $(jq -c '[.sample_id, .tests[0].status, .tests[0].detail]' out.jsonl)"
+}
+
+# bats test_tags=native
 @test "warm starts: without the zygote's library the run says so once and every sample starts cold" {
 	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}

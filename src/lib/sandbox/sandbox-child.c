@@ -565,7 +565,7 @@ static void run_program(void)
 /* pid 1: reap everything, report the program's wait status and whether it
  * reached --file-size, then exit, which kills whatever else still runs in
  * the namespace. */
-static _Noreturn void init_loop(pid_t program, const struct child_args *own)
+static _Noreturn void init_loop(pid_t program, const struct child_args *own, uint64_t file_size)
 {
 	int status_fd = own->status_fd;
 
@@ -580,7 +580,7 @@ static _Noreturn void init_loop(pid_t program, const struct child_args *own)
 		pid_t pid = waitpid(-1, &st, __WALL);
 
 		if (pid == program) {
-			int report[2] = { st, file_size_reached(own->cfg->file_size) };
+			int report[2] = { st, file_size_reached(file_size) };
 			char c;
 
 			write_all(status_fd, report, sizeof(report));
@@ -601,7 +601,7 @@ static int next_kept(const struct child_args *a, int from)
 {
 	int best = -1;
 	const int fixed[] = { a->sync_fd, a->msg_fd, a->status_fd, a->stdio[0], a->stdio[1], a->stdio[2],
-			      a->notify_sock };
+			      a->notify_sock, a->handoff_fd };
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (fixed[i] >= from && (best < 0 || fixed[i] < best))
@@ -635,6 +635,7 @@ static void close_others(const struct child_args *a)
 void child_main(struct child_args *a)
 {
 	struct child_args own;
+	uint64_t file_size;
 	struct pollfd pfd;
 	int image_errno;
 	char c;
@@ -680,14 +681,24 @@ void child_main(struct child_args *a)
 	/* A cold program executes at once: it borrows init's memory until then
 	 * (vfork), and init waits. run_program() changes args (its descriptors'
 	 * numbers), so init keeps its own copy. A warm one returns into the
-	 * interpreter: it needs memory of its own. */
+	 * interpreter: it needs memory of its own. From here on init reads
+	 * only its copy: a warm init shares the zygote's memory, and the zygote
+	 * goes on once the handoff descriptor is closed. */
 	own = *a;
+	own.cfg = NULL;
+	file_size = a->cfg->file_size;
 	pid = a->warm ? fork() : vfork();
 	if (pid < 0)
 		die("cannot fork the program");
 	if (pid == 0) {
+		if (a->handoff_fd >= 0) {
+			close(a->handoff_fd);
+			a->handoff_fd = -1;
+		}
 		run_program();
 		return;
 	}
-	init_loop(pid, &own);
+	if (own.handoff_fd >= 0)
+		close(own.handoff_fd);
+	init_loop(pid, &own, file_size);
 }
