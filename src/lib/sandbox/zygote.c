@@ -414,6 +414,12 @@ int sandeval_zygote_serve(int sock)
 				last_init = -1;
 			}
 			a.handoff_fd = handoff[1];
+			/* The last init made our shared memory non-dumpable; a new
+			 * one starts dumpable, as a copy of ours did: its id maps are
+			 * written by the supervisor, which as an ordinary user could
+			 * not open them otherwise. Init makes it non-dumpable again
+			 * before the program exists. */
+			prctl(PR_SET_DUMPABLE, 1);
 			if (setjmp(program_resume))
 				return 0;	/* the program process */
 			/* init becomes the supervisor's child, as after its own clone() */
