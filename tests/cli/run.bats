@@ -516,6 +516,18 @@ warm_task() {
 		entry_point: "f", test: ("def check(candidate):\n    " + $test + "\n")}' >tasks.jsonl
 }
 
+# warm_three BODY WHAT: three samples of BODY one after the other, forked
+# from the same zygote (one job); all three must pass, else WHAT.
+warm_three() {
+	for i in 1 2 3; do
+		jq -cn --arg body "$1" --arg id "s$i" '{task_id: "w/0", sample_id: $id, completion: $body}'
+	done >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
+	((rc == 0)) || flunk "exit $rc: $err"
+	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
+		flunk "$2: $(jq -c '[.sample_id, .tests[0].status, .tests[0].detail]' out.jsonl)"
+}
+
 # bats test_tags=native
 @test "warm starts: the driver is forked from the warm interpreter; --cold executes python3 afresh" {
 	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
@@ -543,8 +555,7 @@ warm_task() {
 	warm_task 'assert candidate() == []'
 	# Each sample leaves a file in /tmp and /work, a mark on builtins and the
 	# driver's modules, and a child process; it reports what it found of an
-	# earlier sample's. One job: the samples run one after the other, forked
-	# from the same zygote.
+	# earlier sample's.
 	body='    import builtins, os, sys, time
     found = [p for p in ("/tmp/mark", "/work/mark") if os.path.exists(p)]
     found += [n for n in ("json", "os") if hasattr(sys.modules[n], "_mark")]
@@ -558,13 +569,7 @@ warm_task() {
         time.sleep(60)
     return found
 '
-	for i in 1 2 3; do
-		jq -cn --arg body "$body" --arg id "s$i" '{task_id: "w/0", sample_id: $id, completion: $body}'
-	done >samples.jsonl
-	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
-	((rc == 0)) || flunk "exit $rc"
-	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
-		flunk "a sample saw an earlier one's traces: $(jq -c '[.sample_id, .tests[0].detail]' out.jsonl)"
+	warm_three "$body" "a sample saw an earlier one's traces"
 }
 
 # bats test_tags=native
@@ -588,13 +593,7 @@ warm_task() {
     mask = int(blk.split()[1], 16)
     return "blocked" if all(mask >> (s - 1) & 1 for s in range(1, 32) if s not in (9, 19)) else blk
 '
-	for i in 1 2 3; do
-		jq -cn --arg body "$body" --arg id "s$i" '{task_id: "w/0", sample_id: $id, completion: $body}'
-	done >samples.jsonl
-	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint --jobs 1
-	((rc == 0)) || flunk "exit $rc: $err"
-	[[ $(jq -s 'map(select(.passed)) | length' out.jsonl) == 3 ]] ||
-		flunk "init takes signals, or one reached a later sample: $(jq -c '[.sample_id, .tests[0].status, .tests[0].detail]' out.jsonl)"
+	warm_three "$body" "init takes signals, or one reached a later sample"
 }
 
 # bats test_tags=native
