@@ -62,7 +62,7 @@ verify() {
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "human-eval: $peer ($(git -C "$peer" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), $workers workers"
-echo "sandeval:   $sandeval ($("$sandeval" --version)), $(nproc) jobs"
+echo "sandeval:   $sandeval ($("$sandeval" --version)), default --jobs (the CPUs + 1 since 13128a0)"
 if [ -n "${AB:-}" ]; then
 	# ab.py runs no shell and no --prepare: human-eval through sh -c, sandeval adds each run to its database
 	set -- "human-eval=sh -c '$he'" "sandeval=$se"

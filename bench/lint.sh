@@ -34,7 +34,7 @@ jq -c '{task_id: .name, prompt: "", canonical_solution: "", entry_point,
 jq -c '{task_id: .name, solution}' "$src" >"$work/mbpp-gpt4.jsonl"
 
 echo "machine: $(nproc) CPUs, $(uname -r)"
-echo "sandeval: $sandeval ($("$sandeval" --version)), $(nproc) jobs"
+echo "sandeval: $sandeval ($("$sandeval" --version)), default --jobs (the CPUs + 1 since 13128a0)"
 for set in ${SETS:-he-canon mbpp-gpt4}; do
 	case $set in
 	he-canon) tasks=$he ;;
