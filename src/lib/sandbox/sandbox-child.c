@@ -601,7 +601,7 @@ static int next_kept(const struct child_args *a, int from)
 {
 	int best = -1;
 	const int fixed[] = { a->sync_fd, a->msg_fd, a->status_fd, a->stdio[0], a->stdio[1], a->stdio[2],
-			      a->notify_sock, a->handoff_fd };
+			      a->notify_sock };
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (fixed[i] >= from && (best < 0 || fixed[i] < best))
@@ -682,8 +682,7 @@ void child_main(struct child_args *a)
 	 * (vfork), and init waits. run_program() changes args (its descriptors'
 	 * numbers), so init keeps its own copy. A warm one returns into the
 	 * interpreter: it needs memory of its own. From here on init reads
-	 * only its copy: a warm init shares the zygote's memory, and the zygote
-	 * goes on once the handoff descriptor is closed. */
+	 * only its copy. */
 	own = *a;
 	own.cfg = NULL;
 	file_size = a->cfg->file_size;
@@ -691,14 +690,8 @@ void child_main(struct child_args *a)
 	if (pid < 0)
 		die("cannot fork the program");
 	if (pid == 0) {
-		if (a->handoff_fd >= 0) {
-			close(a->handoff_fd);
-			a->handoff_fd = -1;
-		}
 		run_program();
 		return;
 	}
-	if (own.handoff_fd >= 0)
-		close(own.handoff_fd);
 	init_loop(pid, &own, file_size);
 }

@@ -26,8 +26,6 @@ struct child_args {
 	int n_cgroup_fds;
 	const struct sysfilter *filter;	/* built by the supervisor */
 	bool warm;		/* in a zygote: the program returns instead of executing */
-	int handoff_fd;		/* init shares the zygote's memory (zygote.c): closed by init and the
-				 * program once the program is forked, or -1 */
 };
 
 /* The environment every program starts with (NULL-terminated), before

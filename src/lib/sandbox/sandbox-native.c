@@ -355,7 +355,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
 		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
 		.stdio = { in_p[0], out_p[1], err_p[1] }, .notify_sock = nt_p[1], .file_fds = file_fds, .image_fd = -1,
-		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt_notify(), .handoff_fd = -1,
+		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt_notify(),
 	};
 	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
 	pid = -1;

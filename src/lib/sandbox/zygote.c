@@ -324,7 +324,7 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 		.rlimit_pids = w.rlimit_pids, .rlimit_cpu_only = w.rlimit_cpu_only,
 		.sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
 		.stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[6], .file_fds = z_file_fds, .image_fd = -1,
-		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt_notify(), .warm = true, .handoff_fd = -1,
+		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt_notify(), .warm = true,
 	};
 	memcpy(a->cgroup_fds, fds + BASE_FDS, sizeof(int) * w.n_cg);
 	return 0;
@@ -332,12 +332,11 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 
 /* Init shares our memory (CLONE_VM): cloning it copies no page table, and
  * its exit unmaps nothing, where a copy of this interpreter cost a fork and
- * an exit of 11.5 MB a sample. It runs on a stack of its own, one at a time
- * (the last one must have exited before the next is cloned), and reads our
- * memory (the request) only until it has forked the program: we wait for
- * that (handoff: EOF once it and the program closed their ends) before we
- * touch anything again. From then on it uses only its own stack and
- * descriptors (sandbox-child.c). */
+ * an exit of 11.5 MB a sample. It runs on a stack of its own and reads our
+ * memory (the request, A on our stack): once it is cloned we only close
+ * our copies of the descriptors, send the reply and wait for it to exit
+ * (its pidfd) before we read the next request, so one init at a time
+ * and nothing it reads changes under it. */
 #define INIT_STACK (1024 * 1024)
 #define INIT_GUARD (64 * 1024)
 static char *init_stack;
@@ -368,8 +367,6 @@ static void wait_readable(int fd)
 
 int sandeval_zygote_serve(int sock)
 {
-	int last_init = -1;	/* a pidfd: readable once the last init has exited */
-
 	init_stack = mmap(NULL, INIT_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (init_stack == MAP_FAILED || mprotect(init_stack, INIT_GUARD, PROT_NONE) < 0) {
 		dprintf(sock, "cannot map init's stack: %s", strerror(errno));
@@ -382,9 +379,10 @@ int sandeval_zygote_serve(int sock)
 		struct iovec iov = { .iov_base = record, .iov_len = sizeof(record) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
 				     .msg_controllen = sizeof(ctl.buf) };
-		int fds[MAX_FDS], n_fds = 0, handoff[2];
+		int fds[MAX_FDS], n_fds = 0, init_fd = -1;
 		struct child_args a;
 		int32_t reply;
+		bool sent;
 		ssize_t len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 
 		if (len < 0 && errno == EINTR)
@@ -403,17 +401,9 @@ int sandeval_zygote_serve(int sock)
 		}
 		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || parse_request((size_t)len, fds, n_fds, &a) < 0) {
 			reply = -EPROTO;
-		} else if (pipe2(handoff, O_CLOEXEC) < 0) {
-			reply = -errno;
 		} else {
 			pid_t pid;
 
-			if (last_init >= 0) {
-				wait_readable(last_init);
-				close(last_init);
-				last_init = -1;
-			}
-			a.handoff_fd = handoff[1];
 			/* The last init made our shared memory non-dumpable; a new
 			 * one starts dumpable, as a copy of ours did: its id maps are
 			 * written by the supervisor, which as an ordinary user could
@@ -425,20 +415,20 @@ int sandeval_zygote_serve(int sock)
 			/* init becomes the supervisor's child, as after its own clone() */
 			pid = clone(init_entry, init_stack + INIT_STACK, CLONE_VM | CLONE_PIDFD | CLONE_PARENT |
 				    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
-				    CLONE_NEWUTS, &a, &last_init);
+				    CLONE_NEWUTS, &a, &init_fd);
 			reply = pid > 0 ? (int32_t)pid : -errno;
-			close(handoff[1]);
-			if (pid < 0)
-				close(handoff[0]);
 		}
 		for (int i = 0; i < n_fds; i++)
 			close(fds[i]);
-		if (send(sock, &reply, sizeof(reply), MSG_NOSIGNAL) != (ssize_t)sizeof(reply))
-			return 1;
-		if (reply > 0) {
-			/* init reads the request (A, the statics) until it has forked */
-			wait_readable(handoff[0]);
-			close(handoff[0]);
+		sent = send(sock, &reply, sizeof(reply), MSG_NOSIGNAL) == (ssize_t)sizeof(reply);
+		if (init_fd >= 0) {
+			/* A, the statics and the heap are init's until it exits:
+			 * even on our way out, the interpreter's exit would free
+			 * memory init is using. */
+			wait_readable(init_fd);
+			close(init_fd);
 		}
+		if (!sent)
+			return 1;
 	}
 }
