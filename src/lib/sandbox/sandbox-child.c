@@ -3,11 +3,12 @@
  * Runs in the child of clone(CLONE_NEWUSER | CLONE_NEWPID | ...), which is pid 1
  * of the new pid namespace. Nothing here returns: errors go to the message pipe
  * and the process _exits (isolate's die()). Order matters:
- *   close what is not ours -> join the cgroup -> wait for the uid map ->
+ *   close what is not ours -> wait for the uid map ->
  *   become uid 1000 (caps kept, in the new user namespace only) ->
- *   parent-death signal -> cgroup namespace -> hostname -> build the root
+ *   parent-death signal -> hostname -> build the root
  *   (read-only binds, /proc, /dev, tmpfs /work and /tmp, the injected
- *   files) -> pivot_root -> loopback up -> vfork the program (fork, warm).
+ *   files) -> pivot_root -> loopback up -> wait for the cgroup grant and
+ *   join the cgroup -> cgroup namespace -> vfork the program (fork, warm).
  * The program's process then drops every capability, sets no_new_privs, enters
  * the Landlock domain, loads the seccomp filter and executes. Pid 1 stays
  * behind, reaps, reports the program's wait status and exits as soon as the
@@ -609,9 +610,6 @@ static int next_kept(const struct child_args *a, int from)
 	for (size_t i = 0; i < a->cfg->n_files; i++)
 		if (a->file_fds[i] >= from && (best < 0 || a->file_fds[i] < best))
 			best = a->file_fds[i];
-	for (int i = 0; i < a->n_cgroup_fds; i++)
-		if (a->cgroup_fds[i] >= from && (best < 0 || a->cgroup_fds[i] < best))
-			best = a->cgroup_fds[i];
 	return best;
 }
 
@@ -632,6 +630,40 @@ static void close_others(const struct child_args *a)
 	close_range((unsigned)from, ~0U, 0);
 }
 
+/* Wait for the cgroup grant (sandbox-child.h), join what it holds and take
+ * its flags: the supervisor made the cgroup while we built the root. */
+static void join_cgroup(struct child_args *a)
+{
+	union { char buf[CMSG_SPACE(sizeof(int) * CG_NCTL)]; struct cmsghdr align; } ctl;
+	struct cgroup_grant g;
+	struct iovec iov = { .iov_base = &g, .iov_len = sizeof(g) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm;
+	int fds[CG_NCTL], n = 0;
+	ssize_t len;
+
+	while ((len = recvmsg(a->notify_sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	for (cm = CMSG_FIRSTHDR(&mh); len >= 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			memcpy(fds, CMSG_DATA(cm), sizeof(int) * (size_t)n);
+		}
+	if (len != (ssize_t)sizeof(g) || g.magic != CGROUP_GRANT_MAGIC || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		errno = EPROTO;
+		die("no cgroup grant from the supervisor");
+	}
+	for (int i = 0; i < n; i++) {
+		if (write(fds[i], "0", 1) != 1)
+			die("cannot join the sandbox cgroup");
+		close(fds[i]);
+	}
+	a->rlimit_memory = g.rlimit_memory;
+	a->rlimit_pids = g.rlimit_pids;
+	a->rlimit_cpu_only = g.rlimit_cpu_only;
+}
+
 void child_main(struct child_args *a)
 {
 	struct child_args own;
@@ -643,13 +675,6 @@ void child_main(struct child_args *a)
 
 	args = a;
 	close_others(a);
-	/* Join the cgroup first, before anything is charged elsewhere. */
-	for (int i = 0; i < a->n_cgroup_fds; i++) {
-		if (write(a->cgroup_fds[i], "0", 1) != 1)
-			die("cannot join the sandbox cgroup");
-		close(a->cgroup_fds[i]);
-	}
-	a->n_cgroup_fds = 0;
 	/* The image is opened here: in our own mount namespace (a bind needs a
 	 * source mount of the caller's namespace), with the caller's credentials
 	 * (before the uid change), and before BASE may hide it. */
@@ -669,13 +694,17 @@ void child_main(struct child_args *a)
 	pfd = (struct pollfd){ .fd = a->sync_fd, .events = POLLIN };
 	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
 		_exit(1);
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		die("cannot create the cgroup namespace");
 	if (sethostname("sandbox", 7) < 0)
 		die("cannot set the hostname");
 	msg(CTL_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);
 	build_root();
 	loopback_up();
+	/* Joined only now: the program is the first thing charged to the
+	 * cgroup, and the supervisor made it while we built the root. */
+	join_cgroup(a);
+	/* rooted at the sandbox's cgroup, which we are in from now on */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		die("cannot create the cgroup namespace");
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die("cannot make init non-dumpable");
 	/* A cold program executes at once: it borrows init's memory until then

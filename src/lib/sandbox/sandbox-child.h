@@ -3,6 +3,7 @@
 #define SANDEVAL_SANDBOX_CHILD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
@@ -11,21 +12,31 @@
 struct child_args {
 	const struct sandbox_config *cfg;
 	bool as_root;		/* may call setgroups(0, NULL) */
-	bool rlimit_memory;	/* no memory cgroup: RLIMIT_AS */
-	bool rlimit_pids;	/* no pids cgroup: RLIMIT_NPROC */
-	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit */
-	int sync_fd;		/* read: one byte once maps and cgroups are set */
+	bool rlimit_memory;	/* no memory cgroup: RLIMIT_AS (set from the grant) */
+	bool rlimit_pids;	/* no pids cgroup: RLIMIT_NPROC (set from the grant) */
+	bool rlimit_cpu_only;	/* no CPU accounting: RLIMIT_CPU is the limit (set from the grant) */
+	int sync_fd;		/* read: one byte once the id maps are written */
 	int msg_fd;		/* write: control lines (sandbox-ctl.h) */
 	int status_fd;		/* write: the program's wait status and whether it reached --file-size (int[2]) */
 	int stdio[3];		/* the program's stdin, stdout, stderr */
-	int notify_sock;	/* where the program sends the seccomp listener (tripwires), or -1:
-				 * FILTER is the plain one */
+	int notify_sock;	/* where init receives the cgroup grant, and the program sends the
+				 * seccomp listener (tripwires) */
 	int *file_fds;		/* one per cfg->files, read-only */
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
-	int cgroup_fds[CG_NCTL];	/* cgroup.procs files to write "0" to */
-	int n_cgroup_fds;
 	const struct sysfilter *filter;	/* built by the supervisor */
 	bool warm;		/* in a zygote: the program returns instead of executing */
+};
+
+/* The cgroup grant: what the supervisor sends init on NOTIFY_SOCK once it
+ * has made the sandbox's cgroup, which it does while init builds the root
+ * (the two overlap). With it, as SCM_RIGHTS, the cgroup's files through
+ * which a task moves itself in (cgroup_open_procs: none without a cgroup);
+ * init writes "0" to each before it forks the program, so that the
+ * program and all it starts are inside, and takes the flags. */
+#define CGROUP_GRANT_MAGIC 0x43475247u	/* "GRGC" */
+struct cgroup_grant {
+	uint32_t magic;
+	uint8_t rlimit_memory, rlimit_pids, rlimit_cpu_only;
 };
 
 /* The environment every program starts with (NULL-terminated), before

@@ -79,11 +79,8 @@ struct native {
 
 static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 {
-	const struct sandbox_config *cfg = ctx->cfg;
 	struct sandbox_result *res = ctx->res;
 	struct native *nt = calloc(1, sizeof(*nt));
-	struct sd_error cgerr = { 0 };
-	struct sandbox_cg has;
 
 	if (!nt)
 		return sd_error_errno(err, ENOMEM, "provision");
@@ -106,6 +103,25 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	}
 	res->host_uid = ctx->host_uid;
 
+	return 0;
+}
+
+/* Make the cgroup, while init builds the root, and send init the grant
+ * (sandbox-child.h): the files through which it joins, and the rlimits
+ * that stand in for what is missing. */
+static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err)
+{
+	const struct sandbox_config *cfg = ctx->cfg;
+	struct sandbox_result *res = ctx->res;
+	struct native *nt = ctx->backend_data;
+	struct sd_error cgerr = { 0 };
+	struct sandbox_cg has;
+	struct cgroup_grant g = { .magic = CGROUP_GRANT_MAGIC };
+	union { char buf[CMSG_SPACE(sizeof(int) * CG_NCTL)]; struct cmsghdr align; } ctl;
+	struct iovec iov = { .iov_base = &g, .iov_len = sizeof(g) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[CG_NCTL], n = 0, ret = -1;
+
 	/* init is one more task than the program may have */
 	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, &has, &cgerr, err) < 0)
 		return -1;
@@ -122,7 +138,29 @@ static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 		sandbox_event(ctx, "provision", "%s", res->limits_note);
 	}
 	sandbox_add_limits(ctx, &has);
-	return 0;
+	if (ctx->cg && (n = cgroup_open_procs(ctx->cg, fds, CG_NCTL, err)) < 0)
+		return -1;
+	g.rlimit_memory = !has.memory;
+	g.rlimit_pids = !has.pids;
+	g.rlimit_cpu_only = !has.cpu;
+	if (n > 0) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	}
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(g))
+		sd_error_errno(err, errno, "cannot send init the cgroup");
+	else
+		ret = 0;
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return ret;
 }
 
 static int write_map(pid_t pid, const char *file, const char *text, struct sd_error *err)
@@ -316,7 +354,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	int sync_p[2] = { -1, -1 }, msg_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, nt_p[2] = { -1, -1 };
 	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
-	int cg_fds[CG_NCTL], n_cg = 0, ret = -1;
+	int ret = -1;
 	struct child_args a;
 	pid_t pid;
 	char one = 1;
@@ -342,8 +380,6 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 			goto out;
 		}
 	}
-	if (ctx->cg && (n_cg = cgroup_open_procs(ctx->cg, cg_fds, CG_NCTL, err)) < 0)
-		goto out;
 	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(msg_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
 	    pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, nt_p) < 0) {
@@ -351,13 +387,10 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		goto out;
 	}
 	a = (struct child_args){
-		.cfg = cfg, .as_root = ctx->as_root,
-		.rlimit_memory = !nt->cg_memory, .rlimit_pids = !nt->cg_pids, .rlimit_cpu_only = !nt->cg_cpu,
-		.sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
+		.cfg = cfg, .as_root = ctx->as_root, .sync_fd = sync_p[0], .msg_fd = msg_p[1], .status_fd = st_p[1],
 		.stdio = { in_p[0], out_p[1], err_p[1] }, .notify_sock = nt_p[1], .file_fds = file_fds, .image_fd = -1,
-		.n_cgroup_fds = n_cg, .filter = sysfilter_prebuilt_notify(),
+		.filter = sysfilter_prebuilt_notify(),
 	};
-	memcpy(a.cgroup_fds, cg_fds, sizeof(cg_fds));
 	pid = -1;
 	if (warm(ctx)) {
 		/* The same child, cloned by the zygote (zygote.h); if that fails, cold. */
@@ -393,6 +426,8 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		sd_error_wrap(err, "cannot set up the sandbox");
 		goto out;
 	}
+	if (native_cgroup(ctx, nt_p[0], err) < 0)
+		goto out;
 	nt->sync_w = steal_fd(&sync_p[1]);
 	nt->msg_r = steal_fd(&msg_p[0]);
 	nt->status_r = steal_fd(&st_p[0]);
@@ -408,8 +443,6 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		goto out;
 	ret = native_supervise(ctx, err);
 out:
-	for (int i = 0; i < n_cg; i++)
-		close(cg_fds[i]);
 	for (size_t i = 0; i < cfg->n_files; i++)
 		close_fd(&file_fds[i]);
 	for (int i = 0; i < 2; i++) {

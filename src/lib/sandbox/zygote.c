@@ -8,7 +8,7 @@
  * zygote. Request: one record, struct wire then NUL-terminated strings (the
  * files' destinations and sources, argv, env), with the descriptors in one
  * SCM_RIGHTS message: sync, msg, status, stdin, stdout, stderr, the socket
- * that carries the seccomp listener back (tripwires), the cgroup files, the
+ * that carries the cgroup grant in and the seccomp listener back, the
  * injected files. Reply: one record, an int32, init's pid or
  * -errno. The zygote's first record is "ready", or an error text.
  */
@@ -35,17 +35,17 @@
 #include "sandbox/sandbox-child.h"
 #include "base/util.h"
 
-#define WIRE_MAGIC 0x5a594732u	/* "ZYG2" */
+#define WIRE_MAGIC 0x5a594733u	/* "ZYG3" */
 #define MAX_FILES 64
 #define MAX_STRINGS 256
 #define BASE_FDS 7		/* sync, msg, status, stdin, stdout, stderr, notify */
-#define MAX_FDS (BASE_FDS + CG_NCTL + MAX_FILES)
+#define MAX_FDS (BASE_FDS + MAX_FILES)
 #define MAX_RECORD (1 << 16)
 #define START_TIMEOUT_MS 10000
 
 struct wire {
-	uint32_t magic, n_files, n_argv, n_env, n_cg;
-	uint8_t as_root, rlimit_memory, rlimit_pids, rlimit_cpu_only;
+	uint32_t magic, n_files, n_argv, n_env;
+	uint8_t as_root;
 	double cpu_time, wall_time;
 	uint64_t memory, file_size, tmpfs, output;
 	int64_t pids, fds;
@@ -187,7 +187,7 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 		return sd_error_errno(err, ENOMEM, "zygote");
 	if (getpid() != z->owner)
 		return sd_error_set(err, EPERM, "zygote: used by a process that did not start it");
-	if (cfg->n_files > MAX_FILES || a->n_cgroup_fds > CG_NCTL || a->image_fd >= 0)
+	if (cfg->n_files > MAX_FILES || a->image_fd >= 0)
 		return sd_error_set(err, EINVAL, "zygote: more than %d files, or an image", MAX_FILES);
 	if (a->notify_sock < 0)
 		return sd_error_set(err, EINVAL, "zygote: no socket for the seccomp listener");
@@ -195,9 +195,7 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 		n_argv++;
 	*(struct wire *)buf = (struct wire){
 		.magic = WIRE_MAGIC, .n_files = (uint32_t)cfg->n_files, .n_argv = (uint32_t)n_argv,
-		.n_env = (uint32_t)cfg->n_env, .n_cg = (uint32_t)a->n_cgroup_fds,
-		.as_root = a->as_root, .rlimit_memory = a->rlimit_memory, .rlimit_pids = a->rlimit_pids,
-		.rlimit_cpu_only = a->rlimit_cpu_only, .cpu_time = cfg->cpu_time, .wall_time = cfg->wall_time,
+		.n_env = (uint32_t)cfg->n_env, .as_root = a->as_root, .cpu_time = cfg->cpu_time, .wall_time = cfg->wall_time,
 		.memory = cfg->memory, .file_size = cfg->file_size, .tmpfs = cfg->tmpfs, .output = cfg->output,
 		.pids = cfg->pids, .fds = cfg->fds,
 	};
@@ -220,8 +218,6 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 	for (int i = 0; i < 3; i++)
 		fds[n_fds++] = a->stdio[i];
 	fds[n_fds++] = a->notify_sock;
-	for (int i = 0; i < a->n_cgroup_fds; i++)
-		fds[n_fds++] = a->cgroup_fds[i];
 	for (size_t i = 0; i < cfg->n_files; i++)
 		fds[n_fds++] = a->file_fds[i];
 	iov = (struct iovec){ .iov_base = buf, .iov_len = len };
@@ -284,16 +280,16 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 	if (len < sizeof(w))
 		return -1;
 	memcpy(&w, record, sizeof(w));
-	if (w.magic != WIRE_MAGIC || w.n_files > MAX_FILES || w.n_cg > CG_NCTL ||
+	if (w.magic != WIRE_MAGIC || w.n_files > MAX_FILES ||
 	    w.n_argv < 1 || w.n_argv + w.n_env > MAX_STRINGS - 2 ||
-	    n_fds != BASE_FDS + (int)w.n_cg + (int)w.n_files)
+	    n_fds != BASE_FDS + (int)w.n_files)
 		return -1;
 	memset(z_argv, 0, sizeof(z_argv));
 	memset(z_env, 0, sizeof(z_env));
 	for (uint32_t i = 0; i < w.n_files; i++) {
 		z_files[i].dest = next_string(&off, len);
 		z_files[i].src = next_string(&off, len);
-		z_file_fds[i] = fds[BASE_FDS + w.n_cg + i];
+		z_file_fds[i] = fds[BASE_FDS + i];
 		if (!z_files[i].src)
 			return -1;
 	}
@@ -320,13 +316,10 @@ static int parse_request(size_t len, const int *fds, int n_fds, struct child_arg
 	z_cfg.pids = (long)w.pids;
 	z_cfg.fds = (long)w.fds;
 	*a = (struct child_args){
-		.cfg = &z_cfg, .as_root = w.as_root, .rlimit_memory = w.rlimit_memory,
-		.rlimit_pids = w.rlimit_pids, .rlimit_cpu_only = w.rlimit_cpu_only,
-		.sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
+		.cfg = &z_cfg, .as_root = w.as_root, .sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
 		.stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[6], .file_fds = z_file_fds, .image_fd = -1,
-		.n_cgroup_fds = (int)w.n_cg, .filter = sysfilter_prebuilt_notify(), .warm = true,
+		.filter = sysfilter_prebuilt_notify(), .warm = true,
 	};
-	memcpy(a->cgroup_fds, fds + BASE_FDS, sizeof(int) * w.n_cg);
 	return 0;
 }
 
