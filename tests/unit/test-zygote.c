@@ -98,22 +98,22 @@ static const char *const refusing =
 	"        fds.frombytes(data[:len(data) - len(data) % fds.itemsize])\n"
 	"    for fd in fds:\n"
 	"        os.close(fd)\n"
-	"    s.send((-1 if len(fds) == 8 else -71).to_bytes(4, 'little', signed=True))\n";
+	"    s.send((-1 if len(fds) == 7 else -71).to_bytes(4, 'little', signed=True))\n";
 
 static void spawn_args(struct child_args *a, struct sandbox_config *cfg, int *fds, char **argv)
 {
 	sandbox_config_init(cfg);
 	cfg->argv = argv;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 7; i++)
 		fds[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
 	*a = (struct child_args){ .cfg = cfg, .sync_fd = fds[0], .msg_fd = fds[1], .status_fd = fds[2],
-				  .stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[7], .file_fds = NULL,
-				  .image_fd = -1, .cgroup_fds = { fds[6] }, .n_cgroup_fds = 1 };
+				  .stdio = { fds[3], fds[4], fds[5] }, .notify_sock = fds[6], .file_fds = NULL,
+				  .image_fd = -1 };
 }
 
 static void close_args(int *fds, struct zygote *z)
 {
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 7; i++)
 		close(fds[i]);
 	zygote_stop(z);
 }
@@ -124,7 +124,7 @@ static void test_spawn_request_and_refusal(void **state)
 	struct sandbox_config cfg;
 	struct child_args a;
 	char *argv[] = { (char *)"python3", (char *)"-I", (char *)"/work/start.py", NULL };
-	int fds[8], st;
+	int fds[7], st;
 	struct zygote *z;
 	pid_t pid;
 
@@ -168,7 +168,7 @@ static void test_spawn_after_the_zygote_died(void **state)
 	struct sandbox_config cfg;
 	struct child_args a;
 	char *argv[] = { (char *)"python3", NULL };
-	int fds[8];
+	int fds[7];
 	struct zygote *z;
 
 	(void)state;
@@ -202,7 +202,7 @@ static void test_serve_refuses_malformed_requests(void **state)
 	close(sp[1]);
 	char ready[8];
 	assert_int_equal(recv(sp[0], ready, sizeof(ready), 0), 5);
-	/* too short, then a wrong magic, then the right size but no descriptors */
+	/* too short, then a wrong magic, then the right magic but no argv and no descriptors */
 	char junk[256] = { 0 };
 	assert_int_equal(send(sp[0], junk, 3, 0), 3);
 	assert_int_equal(recv(sp[0], &reply, sizeof(reply), 0), (ssize_t)sizeof(reply));
@@ -211,7 +211,7 @@ static void test_serve_refuses_malformed_requests(void **state)
 	assert_int_equal(send(sp[0], junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
 	assert_int_equal(recv(sp[0], &reply, sizeof(reply), 0), (ssize_t)sizeof(reply));
 	assert_int_equal(reply, -EPROTO);
-	uint32_t magic = 0x5a594731u;
+	uint32_t magic = 0x5a594733u;	/* zygote.c's WIRE_MAGIC, "ZYG3" */
 	memset(junk, 0, sizeof(junk));
 	memcpy(junk, &magic, sizeof(magic));
 	assert_int_equal(send(sp[0], junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
