@@ -160,6 +160,27 @@ static void test_v1_create_at_root(void **state)
 	free(want);
 }
 
+/* A controller not wanted gets no directory, and no note: nothing is missing. */
+static void test_v1_create_without_freezer(void **state)
+{
+	struct fx *f = *state;
+	struct sd_error err = { 0 };
+	char *fz = v1_dir(f, "freezer"), *mem = v1_dir(f, "memory");
+
+	f->cg = cgroup_create(f->root, f->proc, NAME, CG_ALL & ~(1u << CG_FREEZER), &err);
+	if (!f->cg)
+		fail_msg("cgroup_create failed: %s", err.msg);
+	assert_false(cgroup_has(f->cg, CG_FREEZER));
+	assert_true(cgroup_has(f->cg, CG_MEMORY) && cgroup_has(f->cg, CG_PIDS) && cgroup_has(f->cg, CG_CPU));
+	assert_false(fx_is_dir(fz));
+	assert_true(fx_is_dir(mem));
+	assert_string_equal(cgroup_note(f->cg), "");
+	for (const char *const *d = cgroup_dirs(f->cg); *d; d++)
+		assert_not_contains(*d, "/freezer/");
+	free(fz);
+	free(mem);
+}
+
 static void test_v1_missing_controller(void **state)
 {
 	struct fx *f = *state;
@@ -226,7 +247,7 @@ static void test_v1_no_controller(void **state)
 	struct cgroup *cg;
 
 	fx_write(f->proc, "0::/\n1:name=systemd:/\n");
-	cg = cgroup_create(f->root, f->proc, NAME, &err);
+	cg = cgroup_create(f->root, f->proc, NAME, CG_ALL, &err);
 	assert_null(cg);
 	assert_int_equal(err.code, EPERM);
 	assert_string_equal(err.msg, "no usable cgroup v1 controller (no memory controller; no pids controller; "
@@ -235,7 +256,7 @@ static void test_v1_no_controller(void **state)
 	/* all mounts missing: mkdir fails everywhere, nothing is left behind */
 	fx_write(f->proc, "11:memory:/nope\n10:pids:/nope\n");
 	memset(&err, 0, sizeof(err));
-	assert_null(cgroup_create(f->root, f->proc, NAME, &err));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, &err));
 	{
 		char *want = fx_str("no usable cgroup v1 controller (cannot create '%s/memory/nope/" NAME "': "
 				    "No such file or directory; no cpuacct controller; no freezer controller; "
@@ -247,7 +268,7 @@ static void test_v1_no_controller(void **state)
 
 	/* the proc file itself missing */
 	fx_rm_rf(f->proc);
-	assert_null(cgroup_create(f->root, f->proc, NAME, NULL));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, NULL));
 }
 
 static void test_v1_set_memory_memsw(void **state)
@@ -613,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_note_add),
 		V1(test_v1_create),
 		V1(test_v1_create_at_root),
+		V1(test_v1_create_without_freezer),
 		V1(test_v1_missing_controller),
 		V1(test_v1_mkdir_fails),
 		V1(test_v1_mkdir_fails_many),

@@ -22,6 +22,7 @@ struct cgroup {
 	const struct cgroup_ops *ops;
 	char *dir[CG_NCTL];		/* v1: one per controller; v2: all the same */
 	bool has[CG_NCTL];
+	unsigned want;			/* cgroup_create's WANT */
 	const char *list[CG_NCTL + 1];	/* distinct dirs, for cgroup_dirs() */
 	char note[512];
 };

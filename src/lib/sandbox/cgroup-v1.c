@@ -34,9 +34,12 @@ static int v1_create(struct cgroup *cg, const char *fsroot, const char *proc_cgr
 	int made = 0, failed = 0;
 
 	for (int i = 0; i < CG_NCTL; i++) {
-		cleanup_free char *parent = v1_parent(fsroot, proc_cgroup, i);
+		cleanup_free char *parent = NULL;
 		char *dir;
 
+		if (!(cg->want & (1u << i)))
+			continue;
+		parent = v1_parent(fsroot, proc_cgroup, i);
 		if (!parent) {
 			cgroup_note_add(cg, "no %s controller", v1_names[i]);
 			continue;

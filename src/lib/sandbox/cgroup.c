@@ -140,7 +140,7 @@ void cgroup_note_add(struct cgroup *cg, const char *fmt, ...)
 }
 
 struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
-			     const char *name, struct sd_error *err)
+			     const char *name, unsigned want, struct sd_error *err)
 {
 	struct cgroup *cg = calloc(1, sizeof(*cg));
 	size_t n = 0;
@@ -150,6 +150,7 @@ struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
 		return NULL;
 	}
 	cg->ops = detect(fsroot);
+	cg->want = want;
 	if (cg->ops->create(cg, fsroot, proc_cgroup, name, err) < 0) {
 		cgroup_destroy(cg, NULL);
 		cgroup_free(cg);

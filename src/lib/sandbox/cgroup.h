@@ -25,12 +25,18 @@ struct cgroup_stats {
 	uint64_t oom_kills;
 };
 
+/* The controllers a caller wants, as bits (1u << enum cgroup_ctl). */
+#define CG_ALL ((1u << CG_NCTL) - 1)
+
 /* Create the cgroup NAME beneath sandeval's own cgroup (as /proc/self/cgroup
  * names it), in the hierarchy mounted at FSROOT ("/sys/fs/cgroup"). Detects v2
- * (unified) or v1 (legacy/hybrid) at run time. Returns NULL and explains why in
- * *err when no controller could be used; callers then fall back to rlimits. */
+ * (unified) or v1 (legacy/hybrid) at run time. WANT: on v1, the controllers
+ * whose directory is made (one directory each: the native backend leaves out
+ * the freezer, which its pid namespace makes useless); v2 makes one directory
+ * whatever WANT says. Returns NULL and explains why in *err when no
+ * controller could be used; callers then fall back to rlimits. */
 struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
-			     const char *name, struct sd_error *err);
+			     const char *name, unsigned want, struct sd_error *err);
 void cgroup_free(struct cgroup *cg);
 
 /* "cgroup-v1" or "cgroup-v2" */

@@ -92,7 +92,7 @@ struct sandbox_cg {
 /* Create the run's cgroup "sandeval-<id>" beneath sandeval's own, record it
  * for gc, set the memory ceiling and PIDS_MAX; fills *has and res->limits_note.
  * No usable cgroup is not an error: ctx->cg stays NULL and *why says why. */
-int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sandbox_cg *has,
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, struct sandbox_cg *has,
 			     struct sd_error *why, struct sd_error *err);
 /* Report every limit with the mechanism that enforces it. */
 void sandbox_add_limits(struct sandbox_ctx *ctx, const struct sandbox_cg *has);

@@ -122,8 +122,11 @@ static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[CG_NCTL], n = 0, ret = -1;
 
-	/* init is one more task than the program may have */
-	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, &has, &cgerr, err) < 0)
+	/* init is one more task than the program may have. No freezer: the
+	 * pid namespace already ends every process at once when init dies,
+	 * and none can leave it (cgroup v1: one directory fewer to make,
+	 * join and remove). */
+	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, CG_ALL & ~(1u << CG_FREEZER), &has, &cgerr, err) < 0)
 		return -1;
 	nt->cg_memory = has.memory;
 	nt->cg_pids = has.pids;

@@ -159,7 +159,7 @@ void sandbox_add_limit(struct sandbox_result *res, const char *name, double valu
 		res->limits[res->n_limits++] = (struct sandbox_limit){ name, value, unit, mechanism };
 }
 
-int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sandbox_cg *has,
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, struct sandbox_cg *has,
 			     struct sd_error *why, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
@@ -167,7 +167,7 @@ int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, struct sand
 
 	memset(has, 0, sizeof(*has));
 	snprintf(name, sizeof(name), "sandeval-%s", ctx->res->id);
-	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, why);
+	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, want, why);
 	if (!ctx->cg)
 		return 0;
 	for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)
