@@ -13,6 +13,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,30 @@ int parse_long(const char *s, long min, long max, long *out, struct sd_error *er
 		return sd_error_set(err, ERANGE, "number '%s' out of range [%ld, %ld]", s, min, max);
 	*out = v;
 	return 0;
+}
+
+ssize_t send_fds(int sock, const void *buf, size_t len, const int *fds, int n, int flags)
+{
+	union { char buf[CMSG_SPACE(sizeof(int) * SEND_FDS_MAX)]; struct cmsghdr align; } ctl;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (n < 0 || n > SEND_FDS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n > 0) {
+		memset(ctl.buf, 0, CMSG_SPACE(sizeof(int) * (size_t)n));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	}
+	return sendmsg(sock, &mh, flags);
 }
 
 int write_all(int fd, const void *buf, size_t len)

@@ -42,6 +42,11 @@ int parse_long(const char *s, long min, long max, long *out, struct sd_error *er
 
 /* Write all of buf; retries on EINTR and short writes. 0 or -1 (errno set). */
 int write_all(int fd, const void *buf, size_t len);
+/* One sendmsg of LEN bytes of BUF on SOCK with FLAGS, and N descriptors
+ * (none when N is 0, at most SEND_FDS_MAX) as SCM_RIGHTS. Allocates nothing
+ * (init calls it). sendmsg's result, or -1 with EINVAL for too many. */
+#define SEND_FDS_MAX 80
+ssize_t send_fds(int sock, const void *buf, size_t len, const int *fds, int n, int flags);
 /* Read up to cap bytes of a file into a NUL-terminated malloc'd string;
  * more is an error (EFBIG). */
 int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_error *err);

@@ -460,20 +460,11 @@ static char **build_env(void)
  * holds it answers the watched calls, and could let them through. */
 static void send_listener(int fd)
 {
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
 	char one = 1;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 
 	if (fd < 0)
 		die("cannot load the seccomp filter with a listener");
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(args->notify_sock, &mh, SYSFILTER_HANDOVER_FLAGS) != 1)
+	if (send_fds(args->notify_sock, &one, 1, &fd, 1, SYSFILTER_HANDOVER_FLAGS) != 1)
 		die("cannot hand the seccomp listener to the supervisor");
 	close(fd);
 	close(args->notify_sock);

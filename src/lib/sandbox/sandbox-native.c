@@ -117,9 +117,6 @@ static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err
 	struct sd_error cgerr = { 0 };
 	struct sandbox_cg has;
 	struct cgroup_grant g = { .magic = CGROUP_GRANT_MAGIC };
-	union { char buf[CMSG_SPACE(sizeof(int) * CG_NCTL)]; struct cmsghdr align; } ctl;
-	struct iovec iov = { .iov_base = &g, .iov_len = sizeof(g) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[CG_NCTL], n = 0, ret = -1;
 
 	/* init is one more task than the program may have. No freezer: the
@@ -146,18 +143,7 @@ static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err
 	g.rlimit_memory = !has.memory;
 	g.rlimit_pids = !has.pids;
 	g.rlimit_cpu_only = !has.cpu;
-	if (n > 0) {
-		struct cmsghdr *cm;
-
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
-	}
-	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(g))
+	if (send_fds(sock, &g, sizeof(g), fds, n, MSG_NOSIGNAL) != (ssize_t)sizeof(g))
 		sd_error_errno(err, errno, "cannot send init the cgroup");
 	else
 		ret = 0;

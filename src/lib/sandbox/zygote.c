@@ -40,6 +40,7 @@
 #define MAX_STRINGS 256
 #define BASE_FDS 7		/* sync, msg, status, stdin, stdout, stderr, notify */
 #define MAX_FDS (BASE_FDS + MAX_FILES)
+_Static_assert(MAX_FDS <= SEND_FDS_MAX, "a request's descriptors fit one send_fds");
 #define MAX_RECORD (1 << 16)
 #define START_TIMEOUT_MS 10000
 
@@ -176,10 +177,6 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 	size_t n_argv = 0, len = sizeof(struct wire);
 	int fds[MAX_FDS], n_fds = 0;
 	cleanup_free char *buf = malloc(MAX_RECORD);
-	union { char buf[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } ctl;
-	struct iovec iov;
-	struct msghdr mh = { 0 };
-	struct cmsghdr *cm;
 	int32_t reply;
 	ssize_t got;
 
@@ -220,17 +217,7 @@ pid_t zygote_spawn(struct zygote *z, const struct child_args *a, struct sd_error
 	fds[n_fds++] = a->notify_sock;
 	for (size_t i = 0; i < cfg->n_files; i++)
 		fds[n_fds++] = a->file_fds[i];
-	iov = (struct iovec){ .iov_base = buf, .iov_len = len };
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = ctl.buf;
-	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n_fds);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n_fds);
-	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n_fds);
-	if (sendmsg(z->sock, &mh, MSG_NOSIGNAL) < 0)
+	if (send_fds(z->sock, buf, len, fds, n_fds, MSG_NOSIGNAL) < 0)
 		return sd_error_errno(err, errno, "zygote: cannot send a request");
 	while ((got = recv(z->sock, &reply, sizeof(reply), 0)) < 0 && errno == EINTR)
 		;

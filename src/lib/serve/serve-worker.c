@@ -30,28 +30,10 @@
 
 int wire_send(int sock, const void *msg, size_t len, int fd)
 {
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = send_fds(sock, msg, len, &fd, fd >= 0 ? 1 : 0, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len ? 0 : -1;
 }
