@@ -143,10 +143,11 @@ static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err
 	g.rlimit_memory = !has.memory;
 	g.rlimit_pids = !has.pids;
 	g.rlimit_cpu_only = !has.cpu;
-	if (send_fds(sock, &g, sizeof(g), fds, n, MSG_NOSIGNAL) != (ssize_t)sizeof(g))
-		sd_error_errno(err, errno, "cannot send init the cgroup");
+	if (send_fds(sock, &g, sizeof(g), fds, n, MSG_NOSIGNAL) == (ssize_t)sizeof(g) ||
+	    errno == ECONNREFUSED)
+		ret = 0;	/* refused: init is gone, and its message says why (wait_for_exec) */
 	else
-		ret = 0;
+		sd_error_errno(err, errno, "cannot send init the cgroup");
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
 	return ret;
