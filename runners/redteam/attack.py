@@ -404,18 +404,30 @@ def a_file_size_ignore():
 # ---------------------------------------------------------------- residue
 
 def a_daemonize():
+    # the daemon says it runs (its pid, once its signals are ignored) before
+    # the program ends: an attack that never got its daemon going exits 3,
+    # so that "not detected" cannot hide "not performed"
+    r, w = os.pipe()
     if os.fork() == 0:
+        os.close(r)
         os.setsid()
         if os.fork() == 0:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            for fd in (0, 1, 2):
+            os.write(w, b"%d" % os.getpid())
+            for fd in (0, 1, 2, w):
                 os.close(fd)
             while True:
                 time.sleep(0.05)
         os._exit(0)
+    os.close(w)
     os.wait()
-    say("daemon", "started")
+    with os.fdopen(r, "rb") as f:
+        pid = f.read()
+    if not pid:
+        say("daemon", "not started")
+        sys.exit(3)
+    say("daemon", pid.decode())
 
 
 def a_setsid_sleeper():

@@ -243,4 +243,7 @@ need_gvisor() {
 	((rc == 1)) || rflunk "exit $rc, want 1"
 	[[ $(jq -r '.[0].detected' stdout.txt) == false && $(jq -r '.[0].why' stdout.txt) == *"not counted"* ]] ||
 		rflunk "an uncounted counter passed"
+	# what the attack said comes with the miss: its daemon did run
+	[[ $(jq -r '.[0].why' stdout.txt) =~ "it said: daemon="[0-9]+ ]] ||
+		rflunk "the miss does not say what the attack said: $(jq -r '.[0].why' stdout.txt)"
 }

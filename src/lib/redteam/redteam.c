@@ -451,6 +451,23 @@ static void compact(const json_t *e, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", text ? text : "?");
 }
 
+/* Appends to WHY what the attack itself said (its KEY=VALUE lines, on one
+ * line, as much as fits): a miss then shows whether the attack was even
+ * performed. */
+static void add_said(char *why, size_t cap, const char *out, size_t len)
+{
+	size_t at = strlen(why);
+
+	if (!out || !len || at + 16 >= cap)
+		return;
+	at += (size_t)snprintf(why + at, cap - at, "; it said: ");
+	for (size_t i = 0; i < len && at + 1 < cap; i++)
+		why[at++] = out[i] == '\n' ? ' ' : (unsigned char)out[i] < 0x20 || (unsigned char)out[i] > 0x7e ? '?' : out[i];
+	while (at > 0 && why[at - 1] == ' ')
+		at--;
+	why[at] = '\0';
+}
+
 /* ---------------------------------------------------------------- running */
 
 static int run_program(struct redteam *rt, const struct rt_attack *at, struct redteam_result *r,
@@ -497,9 +514,11 @@ static int run_program(struct redteam *rt, const struct rt_attack *at, struct re
 	s.status = r->status;
 	r->detected = holds(at->expect, &s, miss, sizeof(miss));
 	describe_seen(&res.tripwires, NULL, r->seen, sizeof(r->seen));
-	if (!r->detected)
+	if (!r->detected) {
 		snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why), "%snot detected: %s",
 			 r->why[0] ? "; " : "", miss);
+		add_said(r->why, sizeof(r->why), res.stdout_buf, res.stdout_len);
+	}
 	sandbox_result_release(&res);
 	return 0;
 }
