@@ -170,6 +170,34 @@ static void test_before_start_and_lingering(void **state)
 	assert_int_equal(t.lingering_processes, 2);
 }
 
+/* A process whose exit starts after init's did was running when the
+ * program had ended, even if it was killed (the container's kill) before
+ * init's "killing namespace" line; one that ended before init's exit was
+ * not left running. */
+static void test_lingering_from_init_exit(void **state)
+{
+	struct tripwires t;
+	struct gvstrace g;
+	static const char *const msgs[] = {
+		"[   2:   2] Allocating stack with size of 8388608 bytes",
+		"[   3:   3] Transitioning from exit state TaskExitNone to TaskExitInitiated",	/* before: not left */
+		"[   2:   2] Transitioning from exit state TaskExitNone to TaskExitInitiated",
+		"[   1:   1] Transitioning from exit state TaskExitNone to TaskExitInitiated",
+		"[   4:   4] Signal 9: terminating thread group",
+		"[   4:   4] Transitioning from exit state TaskExitNone to TaskExitInitiated",
+		"[   1:   1] Init process terminating, killing namespace",
+		"[   4:   4] Transitioning from exit state TaskExitInitiated to TaskExitZombie",	/* once */
+		NULL,
+	};
+
+	(void)state;
+	tripwires_init(&t);
+	gvstrace_init(&g, &t);
+	for (size_t i = 0; msgs[i]; i++)
+		gvstrace_msg(&g, msgs[i], strlen(msgs[i]));
+	assert_int_equal(t.lingering_processes, 1);
+}
+
 /* A made-up task name or path never adds a count or hides one. */
 static void test_forged(void **state)
 {
@@ -250,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_captured_logs),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_before_start_and_lingering),
+		cmocka_unit_test(test_lingering_from_init_exit),
 		cmocka_unit_test(test_forged),
 		cmocka_unit_test(test_records),
 	};

@@ -10,6 +10,7 @@
  *   [   2:   2] Syscall 425: denied by seccomp       a refused call (denied_syscalls)
  *   [   2:   2] probe E connect(0x3 socket:[1], 0x7f.. {Family: AF_INET, Addr: 169.254.169.254, Port: 80}, 0x10)
  *   [   2:   2] probe X openat(AT_FDCWD /work, 0x7f.. /usr/x, O_WRONLY|O_CREAT, 0o644) = 0 (0x0) errno=13 (permission denied) (103µs)
+ *   [   1:   1] Transitioning from exit state TaskExitNone to TaskExitInitiated
  *   [   1:   1] Init process terminating, killing namespace
  *   [   4:   4] Transitioning from exit state TaskExitNone to TaskExitInitiated
  *
@@ -590,7 +591,13 @@ void gvstrace_msg(struct gvstrace *g, const char *msg, size_t len)
 	if (!task_prefix(&s, &tgid, &tid))
 		return;
 	if (tgid == 1) {
-		if (equals(s, "Init process terminating, killing namespace"))
+		/* init ends only after the program did: whatever starts its
+		 * exit from here on was still running then. Its first exit
+		 * line, not only the "killing namespace" one that comes a few
+		 * lines later, since a kill of the container (the gofer's end)
+		 * may reach the others in between. */
+		if (equals(s, "Transitioning from exit state TaskExitNone to TaskExitInitiated") ||
+		    equals(s, "Init process terminating, killing namespace"))
 			g->ending = true;
 		return;
 	}
