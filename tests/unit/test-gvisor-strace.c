@@ -177,9 +177,9 @@ static void test_before_start_and_lingering(void **state)
 static void test_lingering_from_init_exit(void **state)
 {
 	struct tripwires t;
-	struct gvstrace g;
-	static const char *const msgs[] = {
-		"[   2:   2] Allocating stack with size of 8388608 bytes",
+
+	(void)state;
+	feed(&t, (const char *const[]){
 		"[   3:   3] Transitioning from exit state TaskExitNone to TaskExitInitiated",	/* before: not left */
 		"[   2:   2] Transitioning from exit state TaskExitNone to TaskExitInitiated",
 		"[   1:   1] Transitioning from exit state TaskExitNone to TaskExitInitiated",
@@ -188,13 +188,7 @@ static void test_lingering_from_init_exit(void **state)
 		"[   1:   1] Init process terminating, killing namespace",
 		"[   4:   4] Transitioning from exit state TaskExitInitiated to TaskExitZombie",	/* once */
 		NULL,
-	};
-
-	(void)state;
-	tripwires_init(&t);
-	gvstrace_init(&g, &t);
-	for (size_t i = 0; msgs[i]; i++)
-		gvstrace_msg(&g, msgs[i], strlen(msgs[i]));
+	});
 	assert_int_equal(t.lingering_processes, 1);
 }
 
