@@ -3,6 +3,7 @@
 #define SANDEVAL_TEST_FIXTURE_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -31,6 +32,20 @@
 	if (h_ && strstr(h_, n_)) \
 		fail_msg("'%s' contains '%s'", h_, n_); \
 } while (0)
+
+/* How many descriptors this process has open (/proc/self/fd's entries,
+ * the directory's own included): equal before and after means none leaked. */
+__attribute__((unused)) static int fx_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
 
 /* Skip the running test, saying why: the reason starts with its category
  * ("data: ...", "root: ..."), which tests/run.sh counts as a skip only when

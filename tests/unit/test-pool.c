@@ -101,18 +101,6 @@ static size_t *jobs_0_to(size_t n)
 	return j;
 }
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* No child of this process is left, running or unreaped. */
 static void assert_no_children(void)
 {
@@ -126,7 +114,7 @@ static void test_every_job_once(void **state)
 	struct ctx *c = ctx_new(500);
 	size_t *jobs = jobs_0_to(500);
 	struct sd_error err = { 0 };
-	int fds = open_fds();
+	int fds = fx_open_fds();
 	size_t workers_seen = 0;
 
 	(void)state;
@@ -144,7 +132,7 @@ static void test_every_job_once(void **state)
 		workers_seen += first;
 	}
 	assert_true(workers_seen >= 2 && workers_seen <= 4);
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
 	free(jobs);
 	ctx_free(c);
@@ -174,14 +162,14 @@ static void test_more_than_64_workers(void **state)
 	struct ctx *c = ctx_new(300);
 	size_t *jobs = jobs_0_to(300);
 	struct sd_error err = { 0 };
-	int fds = open_fds();
+	int fds = fx_open_fds();
 
 	(void)state;
 	assert_int_equal(pool_run(&ops, c, jobs, 300, 100, &err), 0);
 	assert_int_equal(c->answered, 300);
 	for (size_t i = 0; i < 300; i++)
 		assert_int_equal(c->seen[i], 1);
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
 	free(jobs);
 	ctx_free(c);
@@ -193,7 +181,7 @@ static void test_failures_end_every_worker(void **state)
 {
 	struct sd_error err = { 0 };
 	size_t *jobs = jobs_0_to(200);
-	int fds = open_fds();
+	int fds = fx_open_fds();
 	struct ctx *c = ctx_new(200);
 
 	(void)state;
@@ -202,7 +190,7 @@ static void test_failures_end_every_worker(void **state)
 	assert_string_equal(err.msg, "job 37 cannot be done");
 	assert_int_equal(c->seen[37], 0);
 	assert_true(c->answered < 200);
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
 	ctx_free(c);
 
@@ -210,7 +198,7 @@ static void test_failures_end_every_worker(void **state)
 	c->fail_done = 5;
 	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, &err), -1);
 	assert_string_equal(err.msg, "cannot record job 5");
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
 	ctx_free(c);
 
@@ -219,7 +207,7 @@ static void test_failures_end_every_worker(void **state)
 	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, &err), -1);
 	assert_contains(err.msg, "a worker died");
 	assert_int_equal(c->seen[120], 0);
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
 	ctx_free(c);
 	free(jobs);

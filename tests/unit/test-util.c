@@ -4,7 +4,10 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -691,6 +694,51 @@ static void test_error_objects(void **state)
 	assert_string_equal(err.msg + strlen(err.msg) - 6, ": root");
 }
 
+/* send_fds and recv_fds: descriptors arrive close-on-exec, at most MAX
+ * kept and the rest closed, none for a plain message; a message cut short
+ * is EPROTO with its descriptors closed. */
+static void test_send_recv_fds(void **state)
+{
+	int sv[2], p[2], fds[4], got[4], n;
+	char buf[8];
+	int before;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	assert_int_equal(pipe(p), 0);
+	fds[0] = fds[1] = fds[2] = p[0];
+	before = fx_open_fds();
+
+	assert_int_equal(send_fds(sv[0], "abc", 3, fds, 3, 0), 3);
+	assert_int_equal(recv_fds(sv[1], buf, sizeof(buf), got, 2, &n, 0), 3);
+	assert_int_equal(n, 2);
+	assert_memory_equal(buf, "abc", 3);
+	for (int i = 0; i < n; i++) {
+		assert_true(fcntl(got[i], F_GETFD) & FD_CLOEXEC);
+		close(got[i]);
+	}
+	/* the third was closed: as many open as before the message */
+	assert_int_equal(fx_open_fds(), before);
+
+	assert_int_equal(send_fds(sv[0], "x", 1, NULL, 0, 0), 1);
+	assert_int_equal(recv_fds(sv[1], buf, sizeof(buf), got, 4, &n, 0), 1);
+	assert_int_equal(n, 0);
+
+	assert_int_equal(send_fds(sv[0], "toolong", 7, fds, 1, 0), 7);
+	assert_int_equal(recv_fds(sv[1], buf, 3, got, 4, &n, 0), -1);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(n, 0);
+	assert_int_equal(fx_open_fds(), before);
+
+	errno = 0;
+	assert_int_equal(send_fds(sv[0], "x", 1, fds, SEND_FDS_MAX + 1, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_xasprintf),
 		cmocka_unit_test(test_error_objects),
+		cmocka_unit_test(test_send_recv_fds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,6 +122,41 @@ ssize_t send_fds(int sock, const void *buf, size_t len, const int *fds, int n, i
 	return sendmsg(sock, &mh, flags);
 }
 
+ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, int flags)
+{
+	union { char buf[CMSG_SPACE(sizeof(int) * SEND_FDS_MAX)]; struct cmsghdr align; } ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	ssize_t got;
+
+	*n = 0;
+	while ((got = recvmsg(sock, &mh, flags | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return -1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (*n < max)
+				fds[(*n)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		while (*n > 0)
+			close(fds[--*n]);
+		errno = EPROTO;
+		return -1;
+	}
+	return got;
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

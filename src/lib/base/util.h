@@ -47,6 +47,12 @@ int write_all(int fd, const void *buf, size_t len);
  * (init calls it). sendmsg's result, or -1 with EINVAL for too many. */
 #define SEND_FDS_MAX 80
 ssize_t send_fds(int sock, const void *buf, size_t len, const int *fds, int n, int flags);
+/* send_fds' counterpart: one recvmsg of up to LEN bytes into BUF on SOCK
+ * with FLAGS | MSG_CMSG_CLOEXEC, retried on EINTR. The SCM_RIGHTS
+ * descriptors that came go to FDS (at most MAX, any beyond closed), their
+ * number to *N. A message or control part cut short is -1 with EPROTO, its
+ * descriptors closed. Allocates nothing (init calls it). recvmsg's result. */
+ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, int flags);
 /* Read up to cap bytes of a file into a NUL-terminated malloc'd string;
  * more is an error (EFBIG). */
 int read_file(const char *path, size_t cap, char **out, size_t *len, struct sd_error *err);

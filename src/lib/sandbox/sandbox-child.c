@@ -625,23 +625,11 @@ static void close_others(const struct child_args *a)
  * its flags: the supervisor made the cgroup while we built the root. */
 static void join_cgroup(struct child_args *a)
 {
-	union { char buf[CMSG_SPACE(sizeof(int) * CG_NCTL)]; struct cmsghdr align; } ctl;
 	struct cgroup_grant g;
-	struct iovec iov = { .iov_base = &g, .iov_len = sizeof(g) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *cm;
-	int fds[CG_NCTL], n = 0;
-	ssize_t len;
+	int fds[CG_NCTL], n;
 
-	while ((len = recvmsg(a->notify_sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	for (cm = CMSG_FIRSTHDR(&mh); len >= 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			memcpy(fds, CMSG_DATA(cm), sizeof(int) * (size_t)n);
-		}
-	if (len != (ssize_t)sizeof(g) || g.magic != CGROUP_GRANT_MAGIC || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	if (recv_fds(a->notify_sock, &g, sizeof(g), fds, CG_NCTL, &n, 0) != (ssize_t)sizeof(g) ||
+	    g.magic != CGROUP_GRANT_MAGIC) {
 		errno = EPROTO;
 		die("no cgroup grant from the supervisor");
 	}

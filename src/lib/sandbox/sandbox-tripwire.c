@@ -48,20 +48,11 @@
 
 int tripwire_recv_listener(int sock)
 {
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
 	char one;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *cm;
-	int fd = -1;
+	int fd, n;
 
-	if (recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+	if (recv_fds(sock, &one, 1, &fd, 1, &n, MSG_DONTWAIT) != 1 || n != 1)
 		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
 }
 

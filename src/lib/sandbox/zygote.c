@@ -355,31 +355,15 @@ int sandeval_zygote_serve(int sock)
 	if (write(sock, "ready", 5) != 5)
 		return 1;
 	for (;;) {
-		union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;
-		struct iovec iov = { .iov_base = record, .iov_len = sizeof(record) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-				     .msg_controllen = sizeof(ctl.buf) };
-		int fds[MAX_FDS], n_fds = 0, init_fd = -1;
+		int fds[MAX_FDS], n_fds, init_fd = -1;
 		struct child_args a;
 		int32_t reply;
 		bool sent;
-		ssize_t len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		ssize_t len = recv_fds(sock, record, sizeof(record), fds, MAX_FDS, &n_fds, 0);
 
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len <= 0)
+		if (len == 0 || (len < 0 && errno != EPROTO))
 			return 1;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			int n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-
-			if (n > MAX_FDS - n_fds)
-				n = MAX_FDS - n_fds;
-			memcpy(fds + n_fds, CMSG_DATA(cm), sizeof(int) * (size_t)n);
-			n_fds += n;
-		}
-		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || parse_request((size_t)len, fds, n_fds, &a) < 0) {
+		if (len < 0 || parse_request((size_t)len, fds, n_fds, &a) < 0) {
 			reply = -EPROTO;
 		} else {
 			pid_t pid;

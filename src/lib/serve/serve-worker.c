@@ -40,41 +40,19 @@ int wire_send(int sock, const void *msg, size_t len, int fd)
 
 ssize_t wire_recv(int sock, void *msg, size_t len, int *fd)
 {
-	struct iovec iov = { .iov_base = msg, .iov_len = len };
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
+	int n;	/* only one is ever sent: any more are closed */
+	ssize_t got = recv_fds(sock, msg, len, fd, 1, &n, 0);
 
-	*fd = -1;
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = got;
-			else
-				close(got);	/* only one is ever sent */
-		}
-	}
-	if (n > 0 && (size_t)n != len) {
+	if (n == 0)
+		*fd = -1;
+	if (got > 0 && (size_t)got != len) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
 		errno = EPROTO;
 		return -1;
 	}
-	return n;
+	return got;
 }
 
 int memfd_of(const char *name, const void *data, size_t len)
