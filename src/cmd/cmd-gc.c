@@ -12,7 +12,9 @@ static const char gc_usage[] =
 	"\n"
 	"Kill whatever still runs in the cgroups of sandeval runs that died (their\n"
 	"supervisor was killed), remove those cgroups and the runs' records. Runs that\n"
-	"are still alive are left alone. Every 'sandeval exec' does this first.\n";
+	"are still alive are left alone. Every 'sandeval exec' does this first.\n"
+	"'sandeval gc' also removes the spares: emptied cgroups that runs keep for the\n"
+	"next ones on cgroup v1 (SANDEVAL_CGROUP_SPARES, docs/sandbox.md).\n";
 
 static int sweep(bool quiet, bool full)
 {

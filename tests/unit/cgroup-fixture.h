@@ -113,7 +113,7 @@ __attribute__((unused)) static struct cgroup *create_ok(struct fx *f)
 {
 	struct sd_error err = { 0 };
 
-	f->cg = cgroup_create(f->root, f->proc, NAME, CG_ALL, &err);
+	f->cg = cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err);
 	if (!f->cg)
 		fail_msg("cgroup_create failed: %s", err.msg);
 	return f->cg;

@@ -127,21 +127,21 @@ static void test_v2_create_errors(void **state)
 	char *want, *dir = fx_str("%s/a/b/" NAME, f->root);
 
 	fx_write(f->proc, "4:memory:/a/b\n");
-	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, &err));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err));
 	assert_int_equal(err.code, ENOENT);
 	want = fx_str("no cgroup v2 entry in '%s'", f->proc);
 	assert_string_equal(err.msg, want);
 	free(want);
 
 	fx_write(f->proc, "0::/nope\n");
-	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, &err));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err));
 	want = fx_str("cannot open '%s/nope/cgroup.controllers': No such file or directory", f->root);
 	assert_string_equal(err.msg, want);
 	free(want);
 
 	fx_write(f->proc, "0::/a/b\n");
 	fx_mkdir_p(dir);
-	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, &err));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err));
 	assert_int_equal(err.code, EEXIST);
 	want = fx_str("cannot create cgroup in '%s/a/b': File exists", f->root);
 	assert_string_equal(err.msg, want);

@@ -167,7 +167,7 @@ static void test_v1_create_without_freezer(void **state)
 	struct sd_error err = { 0 };
 	char *fz = v1_dir(f, "freezer"), *mem = v1_dir(f, "memory");
 
-	f->cg = cgroup_create(f->root, f->proc, NAME, CG_ALL & ~(1u << CG_FREEZER), &err);
+	f->cg = cgroup_create(f->root, f->proc, NAME, CG_ALL & ~(1u << CG_FREEZER), 0, &err);
 	if (!f->cg)
 		fail_msg("cgroup_create failed: %s", err.msg);
 	assert_false(cgroup_has(f->cg, CG_FREEZER));
@@ -247,7 +247,7 @@ static void test_v1_no_controller(void **state)
 	struct cgroup *cg;
 
 	fx_write(f->proc, "0::/\n1:name=systemd:/\n");
-	cg = cgroup_create(f->root, f->proc, NAME, CG_ALL, &err);
+	cg = cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err);
 	assert_null(cg);
 	assert_int_equal(err.code, EPERM);
 	assert_string_equal(err.msg, "no usable cgroup v1 controller (no memory controller; no pids controller; "
@@ -256,7 +256,7 @@ static void test_v1_no_controller(void **state)
 	/* all mounts missing: mkdir fails everywhere, nothing is left behind */
 	fx_write(f->proc, "11:memory:/nope\n10:pids:/nope\n");
 	memset(&err, 0, sizeof(err));
-	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, &err));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, &err));
 	{
 		char *want = fx_str("no usable cgroup v1 controller (cannot create '%s/memory/nope/" NAME "': "
 				    "No such file or directory; no cpuacct controller; no freezer controller; "
@@ -268,7 +268,7 @@ static void test_v1_no_controller(void **state)
 
 	/* the proc file itself missing */
 	fx_rm_rf(f->proc);
-	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, NULL));
+	assert_null(cgroup_create(f->root, f->proc, NAME, CG_ALL, 0, NULL));
 }
 
 static void test_v1_set_memory_memsw(void **state)

@@ -16,6 +16,9 @@ struct cgroup_ops {
 	int (*cpu_ns)(struct cgroup *cg, uint64_t *ns);
 	int (*kill)(struct cgroup *cg, struct sd_error *err);
 	char **(*parent_dirs)(const char *fsroot, const char *proc_cgroup);
+	/* Reset the emptied cgroup and rename its directories into spare slots;
+	 * those it parks are taken out of dir[]. How many it parked (NULL: never). */
+	int (*park)(struct cgroup *cg);
 };
 
 struct cgroup {
@@ -23,6 +26,9 @@ struct cgroup {
 	char *dir[CG_NCTL];		/* v1: one per controller; v2: all the same */
 	bool has[CG_NCTL];
 	unsigned want;			/* cgroup_create's WANT */
+	int spares;			/* cgroup_create's SPARES: slots per parent */
+	bool reused[CG_NCTL];		/* this directory was a spare */
+	uint64_t mem_base;		/* a memory spare's charges when taken (cgroup-v1.c) */
 	const char *list[CG_NCTL + 1];	/* distinct dirs, for cgroup_dirs() */
 	char note[512];
 };

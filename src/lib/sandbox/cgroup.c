@@ -139,23 +139,11 @@ void cgroup_note_add(struct cgroup *cg, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
-			     const char *name, unsigned want, struct sd_error *err)
+/* cg->list: the distinct directories of dir[]. */
+static void set_list(struct cgroup *cg)
 {
-	struct cgroup *cg = calloc(1, sizeof(*cg));
 	size_t n = 0;
 
-	if (!cg) {
-		sd_error_errno(err, ENOMEM, "cgroup_create");
-		return NULL;
-	}
-	cg->ops = detect(fsroot);
-	cg->want = want;
-	if (cg->ops->create(cg, fsroot, proc_cgroup, name, err) < 0) {
-		cgroup_destroy(cg, NULL);
-		cgroup_free(cg);
-		return NULL;
-	}
 	for (int i = 0; i < CG_NCTL; i++) {
 		bool seen = false;
 
@@ -167,6 +155,26 @@ struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
 			cg->list[n++] = cg->dir[i];
 	}
 	cg->list[n] = NULL;
+}
+
+struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
+			     const char *name, unsigned want, int spares, struct sd_error *err)
+{
+	struct cgroup *cg = calloc(1, sizeof(*cg));
+
+	if (!cg) {
+		sd_error_errno(err, ENOMEM, "cgroup_create");
+		return NULL;
+	}
+	cg->ops = detect(fsroot);
+	cg->want = want;
+	cg->spares = cg->ops->park && spares > 0 ? spares : 0;
+	if (cg->ops->create(cg, fsroot, proc_cgroup, name, err) < 0) {
+		cgroup_destroy(cg, NULL);
+		cgroup_free(cg);
+		return NULL;
+	}
+	set_list(cg);
 	return cg;
 }
 
@@ -314,6 +322,29 @@ int cgroup_destroy(struct cgroup *cg, struct sd_error *err)
 			ret = -1;
 	}
 	return ret;
+}
+
+int cgroup_release(struct cgroup *cg, struct sd_error *err)
+{
+	int parked;
+
+	if (!cg)
+		return 0;
+	if (!cg->spares)
+		return cgroup_destroy(cg, err);
+	parked = cg->ops->park(cg);
+	set_list(cg);
+	if (cgroup_destroy(cg, err) < 0)
+		return -1;
+	return parked > 0;
+}
+
+bool cgroup_reused(const struct cgroup *cg)
+{
+	for (int i = 0; cg && i < CG_NCTL; i++)
+		if (cg->reused[i])
+			return true;
+	return false;
 }
 
 int cgroup_sweep_dir(const char *dir, struct sd_error *err)

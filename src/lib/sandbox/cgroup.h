@@ -33,10 +33,12 @@ struct cgroup_stats {
  * (unified) or v1 (legacy/hybrid) at run time. WANT: on v1, the controllers
  * whose directory is made (one directory each: the native backend leaves out
  * the freezer, which its pid namespace makes useless); v2 makes one directory
- * whatever WANT says. Returns NULL and explains why in *err when no
- * controller could be used; callers then fall back to rlimits. */
+ * whatever WANT says. SPARES > 0 (v1 only; ignored on v2): a directory is
+ * first taken from the SPARES slots beside it where cgroup_release parked an
+ * emptied one, and made only when none is there. Returns NULL and explains why
+ * in *err when no controller could be used; callers then fall back to rlimits. */
 struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
-			     const char *name, unsigned want, struct sd_error *err);
+			     const char *name, unsigned want, int spares, struct sd_error *err);
 void cgroup_free(struct cgroup *cg);
 
 /* "cgroup-v1" or "cgroup-v2" */
@@ -70,6 +72,22 @@ int cgroup_kill(struct cgroup *cg, struct sd_error *err);
 /* Kill and remove the directories, retrying while they drain. */
 int cgroup_destroy(struct cgroup *cg, struct sd_error *err);
 
+/* cgroup_destroy, except that with spares (cgroup_create's SPARES) a cgroup
+ * found empty and as a new one would be once reset is parked for the next
+ * run: no process (a run's pid namespace ended them all), no fork the pids
+ * limit refused, no OOM kill. The memory peak restarts when a
+ * spare is taken, from what it still has charged (at most CGROUP_SPARE_LEFT,
+ * else it is removed), which cgroup_stats subtracts. Directories with no free
+ * slot, and the whole cgroup when any check fails, are removed.
+ * Returns 1 when it parked something, 0 when it removed everything, -1 when a
+ * directory could not be removed. */
+int cgroup_release(struct cgroup *cg, struct sd_error *err);
+/* Parked cgroups' names: CGROUP_SPARE_PREFIX "<uid>-<slot>". */
+#define CGROUP_SPARE_PREFIX "sandeval-spare-"
+/* What a memory spare may still have charged when taken (cgroup-v1.c). */
+#define CGROUP_SPARE_LEFT (1u << 20)
+/* Whether some directory of CG was a spare. */
+bool cgroup_reused(const struct cgroup *cg);
 /* Kill whatever runs in a leftover cgroup directory and remove it (gc). */
 int cgroup_sweep_dir(const char *dir, struct sd_error *err);
 /* Directories under which this process creates run cgroups (for gc scans),

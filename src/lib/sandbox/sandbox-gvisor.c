@@ -174,7 +174,7 @@ static int gvisor_provision(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!gv->dir)
 		return sd_error_errno(err, ENOMEM, "provision");
 
-	if (sandbox_provision_cgroup(ctx, 4 * cfg->pids + GVISOR_TASKS, CG_ALL, &has, &cgerr, err) < 0)
+	if (sandbox_provision_cgroup(ctx, 4 * cfg->pids + GVISOR_TASKS, CG_ALL, 0, &has, &cgerr, err) < 0)
 		return -1;
 	gv->cg_memory = has.memory;
 	gv->cg_pids = has.pids;	/* only a backstop: gVisor enforces --pids itself */

@@ -89,10 +89,12 @@ void sandbox_add_limit(struct sandbox_result *res, const char *name, double valu
 struct sandbox_cg {
 	bool memory, pids, cpu;
 };
-/* Create the run's cgroup "sandeval-<id>" beneath sandeval's own, record it
- * for gc, set the memory ceiling and PIDS_MAX; fills *has and res->limits_note.
- * No usable cgroup is not an error: ctx->cg stays NULL and *why says why. */
-int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, struct sandbox_cg *has,
+/* Create the run's cgroup "sandeval-<id>" beneath sandeval's own (from one of
+ * SPARES parked ones where there is one: cgroup_create), record it for gc, set
+ * the memory ceiling and PIDS_MAX; fills *has and res->limits_note. No usable
+ * cgroup is not an error: ctx->cg stays NULL and *why says why. */
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, int spares,
+			     struct sandbox_cg *has,
 			     struct sd_error *why, struct sd_error *err);
 /* Report every limit with the mechanism that enforces it. */
 void sandbox_add_limits(struct sandbox_ctx *ctx, const struct sandbox_cg *has);

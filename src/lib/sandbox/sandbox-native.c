@@ -122,16 +122,17 @@ static int native_cgroup(struct sandbox_ctx *ctx, int sock, struct sd_error *err
 	/* init is one more task than the program may have. No freezer: the
 	 * pid namespace already ends every process at once when init dies,
 	 * and none can leave it (cgroup v1: one directory fewer to make,
-	 * join and remove). */
-	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, CG_ALL & ~(1u << CG_FREEZER), &has, &cgerr, err) < 0)
+	 * join and remove). Spares: cgroup_release below. */
+	if (sandbox_provision_cgroup(ctx, cfg->pids + 1, CG_ALL & ~(1u << CG_FREEZER), cfg->cgroup_spares,
+				     &has, &cgerr, err) < 0)
 		return -1;
 	nt->cg_memory = has.memory;
 	nt->cg_pids = has.pids;
 	nt->cg_cpu = has.cpu;
 	if (ctx->cg) {
-		sandbox_event(ctx, "provision", "%s cgroup sandeval-%s (memory %s, pids %s, cpu %s)%s%s",
-			      cgroup_mechanism(ctx->cg), res->id, has.memory ? "yes" : "no",
-			      has.pids ? "yes" : "no", has.cpu ? "yes" : "no",
+		sandbox_event(ctx, "provision", "%s cgroup sandeval-%s%s (memory %s, pids %s, cpu %s)%s%s",
+			      cgroup_mechanism(ctx->cg), res->id, cgroup_reused(ctx->cg) ? ", a spare" : "",
+			      has.memory ? "yes" : "no", has.pids ? "yes" : "no", has.cpu ? "yes" : "no",
 			      res->limits_note[0] ? "; " : "", res->limits_note);
 	} else {
 		snprintf(res->limits_note, sizeof(res->limits_note), "no cgroup, limits fall back to rlimits: %s", cgerr.msg);
@@ -470,10 +471,13 @@ static void native_destroy(struct sandbox_ctx *ctx)
 		close_fd(&nt->notify_r);
 	}
 	if (ctx->cg) {
-		if (cgroup_destroy(ctx->cg, &e) < 0)
+		int r = cgroup_release(ctx->cg, &e);
+
+		if (r < 0)
 			sandbox_event(ctx, "destroy", "%s", e.msg);
 		else
-			sandbox_event(ctx, "destroy", "processes killed, cgroup removed, namespaces and tmpfs gone");
+			sandbox_event(ctx, "destroy", "processes killed, cgroup %s, namespaces and tmpfs gone",
+				      r ? "emptied, reset and kept as a spare" : "removed");
 		cgroup_free(ctx->cg);
 		ctx->cg = NULL;
 	} else {

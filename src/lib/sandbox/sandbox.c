@@ -37,6 +37,21 @@ const char *const *sandbox_backends(void)
 	return names;
 }
 
+#define SPARES_MAX 64
+
+static int spares_from_env(void)
+{
+	const char *v = getenv("SANDEVAL_CGROUP_SPARES");
+	char *end;
+	long n;
+
+	if (!v)
+		return 8;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	return errno || end == v || *end || n < 0 || n > SPARES_MAX ? -1 : (int)n;
+}
+
 void sandbox_config_init(struct sandbox_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -51,6 +66,7 @@ void sandbox_config_init(struct sandbox_config *cfg)
 	cfg->tmpfs = 64ull << 20;
 	cfg->output = 1ull << 20;
 	cfg->cgroup_root = "/sys/fs/cgroup";
+	cfg->cgroup_spares = spares_from_env();
 }
 
 int sandbox_backend_sweep(const char *state_dir, char *line, bool *removed, struct sd_error *err)
@@ -111,6 +127,10 @@ int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 
 	if (!cfg->argv || !cfg->argv[0])
 		return sd_error_set(err, EINVAL, "no program given");
+	if (cfg->cgroup_spares < 0 || cfg->cgroup_spares > SPARES_MAX)
+		return sd_error_set(err, EINVAL, "SANDEVAL_CGROUP_SPARES: '%s' is not a whole number from 0 to %d",
+				    getenv("SANDEVAL_CGROUP_SPARES") ? getenv("SANDEVAL_CGROUP_SPARES") : "",
+				    SPARES_MAX);
 	be = find_backend(cfg->backend);
 	if (!be) {
 		char names[256] = "";
@@ -159,15 +179,15 @@ void sandbox_add_limit(struct sandbox_result *res, const char *name, double valu
 		res->limits[res->n_limits++] = (struct sandbox_limit){ name, value, unit, mechanism };
 }
 
-int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, struct sandbox_cg *has,
-			     struct sd_error *why, struct sd_error *err)
+int sandbox_provision_cgroup(struct sandbox_ctx *ctx, long pids_max, unsigned want, int spares,
+			     struct sandbox_cg *has, struct sd_error *why, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
 	char name[64];
 
 	memset(has, 0, sizeof(*has));
 	snprintf(name, sizeof(name), "sandeval-%s", ctx->res->id);
-	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, want, why);
+	ctx->cg = cgroup_create(cfg->cgroup_root, "/proc/self/cgroup", name, want, spares, why);
 	if (!ctx->cg)
 		return 0;
 	for (const char *const *d = cgroup_dirs(ctx->cg); *d; d++)

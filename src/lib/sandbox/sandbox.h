@@ -55,6 +55,9 @@ struct sandbox_config {
 	uint64_t output;		/* bytes kept of stdout and of stderr each */
 	const char *log_path;		/* NULL: no event log */
 	const char *cgroup_root;	/* "/sys/fs/cgroup" */
+	int cgroup_spares;		/* native, cgroup v1: emptied cgroups kept for the next
+					 * runs (cgroup_release); 0: each run makes its own.
+					 * SANDEVAL_CGROUP_SPARES, default 8; -1: malformed */
 	const char *state_dir;		/* NULL: runrec_state_dir() */
 	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
 	struct sandbox_pool *pool;	/* gvisor: take a pre-started sandbox from it (sandbox-pool.h) */
