@@ -216,6 +216,10 @@ static void test_v2_stats(void **state)
 	fx_write_in(dir, "cpu.stat", "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n");
 	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
 	assert_int_equal(ns, 1500000);
+	fx_write_in(dir, "cpu.stat", "usage_usec 2500\nuser_usec 2000\nsystem_usec 500\n");
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);	/* read anew through the same descriptor */
+	assert_int_equal(ns, 2500000);
+	fx_write_in(dir, "cpu.stat", "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n");
 	fx_write_in(dir, "memory.peak", "4194304\n");
 	fx_write_in(dir, "memory.events", "low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\noom_group_kill 0\n");
 	assert_int_equal(cgroup_stats(cg, &st), 0);

@@ -337,6 +337,25 @@ static void test_v1_set_pids(void **state)
 	free(pids);
 }
 
+/* The CPU file's descriptor lives as long as the cgroup: closed by cgroup_free. */
+static void test_v1_cpu_fd_closed(void **state)
+{
+	struct fx *f = *state;
+	int before = fx_open_fds();
+	struct cgroup *cg = create_ok(f);
+	char *cpu = v1_dir(f, "cpuacct");
+	uint64_t ns;
+
+	fx_write_in(cpu, "cpuacct.usage", "42\n");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
+	assert_int_equal(fx_open_fds(), before + 1);
+	cgroup_free(cg);
+	f->cg = NULL;
+	assert_int_equal(fx_open_fds(), before);
+	free(cpu);
+}
+
 static void test_v1_stats(void **state)
 {
 	struct fx *f = *state;
@@ -357,6 +376,16 @@ static void test_v1_stats(void **state)
 	/* the supervisor's reading at each wake-up: the CPU time alone */
 	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
 	assert_int_equal(ns, 123456789);
+	/* through the descriptor kept open: each reading is the file's content now */
+	fx_write_in(cpu, "cpuacct.usage", "987654321\n");
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
+	assert_int_equal(ns, 987654321);
+	fx_write_in(cpu, "cpuacct.usage", "123456789\n");
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), 0);
+	assert_int_equal(ns, 123456789);
+	fx_write_in(cpu, "cpuacct.usage", "");
+	assert_int_equal(cgroup_cpu_ns(cg, &ns), -1);
+	fx_write_in(cpu, "cpuacct.usage", "123456789\n");
 	fx_write_in(mem, "memory.max_usage_in_bytes", "1000\n");
 	fx_write_in(mem, "memory.memsw.max_usage_in_bytes", "2000\n");
 	fx_write_in(mem, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
@@ -644,6 +673,7 @@ int main(void)
 		V1(test_v1_set_memory_errors),
 		V1(test_v1_set_pids),
 		V1(test_v1_stats),
+		V1(test_v1_cpu_fd_closed),
 		V1(test_v1_enter_and_kill),
 		V1(test_v1_kill_without_freezer),
 		V1(test_v1_open_procs),

@@ -29,6 +29,7 @@ struct cgroup {
 	int spares;			/* cgroup_create's SPARES: slots per parent */
 	bool reused[CG_NCTL];		/* this directory was a spare */
 	uint64_t mem_base;		/* a memory spare's charges when taken (cgroup-v1.c) */
+	int cpu_fd;			/* cgroup_read_cpu_file's, or -1 */
 	const char *list[CG_NCTL + 1];	/* distinct dirs, for cgroup_dirs() */
 	char note[512];
 };
@@ -44,6 +45,13 @@ int cgroup_write(const char *dir, const char *file, const char *text, struct sd_
 int cgroup_read_u64(const char *dir, const char *file, uint64_t *out);
 /* Value of KEY in a "key value" file (memory.events, cpu.stat, oom_control). */
 int cgroup_read_key(const char *dir, const char *file, const char *key, uint64_t *out);
+/* The same in TEXT, that file's contents. */
+int cgroup_parse_key(const char *text, const char *key, uint64_t *out);
+/* DIR/FILE of the CPU accounting into BUF (SIZE bytes, NUL-terminated),
+ * through a descriptor opened once and kept until cgroup_free: the
+ * supervisor reads it at every wake-up (~28 times a sandbox of `run`), and
+ * the open and close were two of each read's three system calls. */
+int cgroup_read_cpu_file(struct cgroup *cg, const char *dir, const char *file, char *buf, size_t size);
 /* True when DIR/cgroup.procs lists no process (or cannot be read). */
 bool cgroup_dir_empty(const char *dir);
 /* SIGKILL every pid listed in DIR/cgroup.procs; returns how many were listed. */

@@ -182,7 +182,13 @@ static int v1_stats(struct cgroup *cg, struct cgroup_stats *st)
 
 static int v1_cpu_ns(struct cgroup *cg, uint64_t *ns)
 {
-	return cg->dir[CG_CPU] ? cgroup_read_u64(cg->dir[CG_CPU], "cpuacct.usage", ns) : -1;
+	char buf[32], *end;
+
+	if (!cg->dir[CG_CPU] || cgroup_read_cpu_file(cg, cg->dir[CG_CPU], "cpuacct.usage", buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	*ns = strtoull(buf, &end, 10);
+	return errno || end == buf ? -1 : 0;
 }
 
 static int v1_kill(struct cgroup *cg, struct sd_error *err)

@@ -167,8 +167,10 @@ static int v2_stats(struct cgroup *cg, struct cgroup_stats *st)
 static int v2_cpu_ns(struct cgroup *cg, uint64_t *ns)
 {
 	uint64_t usec;
+	char buf[1024];
 
-	if (cgroup_read_key(cg->dir[0], "cpu.stat", "usage_usec", &usec) < 0)
+	if (cgroup_read_cpu_file(cg, cg->dir[0], "cpu.stat", buf, sizeof(buf)) < 0 ||
+	    cgroup_parse_key(buf, "usage_usec", &usec) < 0)
 		return -1;
 	*ns = usec * 1000;
 	return 0;

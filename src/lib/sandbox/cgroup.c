@@ -80,11 +80,36 @@ int cgroup_read_key(const char *dir, const char *file, const char *key, uint64_t
 {
 	cleanup_free char *p = xasprintf("%s/%s", dir, file);
 	cleanup_free char *text = NULL;
-	size_t klen = strlen(key);
 
 	if (!p || read_file(p, 1 << 16, &text, NULL, NULL) < 0)
 		return -1;
-	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	return cgroup_parse_key(text, key, out);
+}
+
+int cgroup_read_cpu_file(struct cgroup *cg, const char *dir, const char *file, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (cg->cpu_fd < 0) {
+		cleanup_free char *p = xasprintf("%s/%s", dir, file);
+
+		cg->cpu_fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		if (cg->cpu_fd < 0)
+			return -1;
+	}
+	/* at offset 0 cgroupfs (a seq_file) shows the value anew */
+	n = pread(cg->cpu_fd, buf, size - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int cgroup_parse_key(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (strncmp(line, key, klen) == 0 && line[klen] == ' ') {
 			*out = strtoull(line + klen + 1, NULL, 10);
 			return 0;
@@ -168,6 +193,7 @@ struct cgroup *cgroup_create(const char *fsroot, const char *proc_cgroup,
 	}
 	cg->ops = detect(fsroot);
 	cg->want = want;
+	cg->cpu_fd = -1;
 	cg->spares = cg->ops->park && spares > 0 ? spares : 0;
 	if (cg->ops->create(cg, fsroot, proc_cgroup, name, err) < 0) {
 		cgroup_destroy(cg, NULL);
@@ -182,6 +208,8 @@ void cgroup_free(struct cgroup *cg)
 {
 	if (!cg)
 		return;
+	if (cg->cpu_fd >= 0)
+		close(cg->cpu_fd);
 	for (int i = 0; i < CG_NCTL; i++)
 		free(cg->dir[i]);
 	free(cg);
