@@ -35,19 +35,18 @@ import time
 PERF_OUT = None
 
 
+DEVNULL = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+
+
 def run(argv):
     if PERF_OUT:
         argv = ["perf", "stat", "-x,", "-e", "task-clock", "-o", PERF_OUT] + argv
     t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_RDWR)
-        for i in (0, 1, 2):
-            os.dup2(fd, i)
-        try:
-            os.execvp(argv[0], argv)
-        finally:
-            os._exit(127)
+    # posix_spawn (a vfork in glibc), not fork: forking this interpreter cost
+    # ~1 ms of page-table copying inside the timed window, and the idle gap it
+    # left between runs let the previous run's deferred teardown finish off
+    # the clock (docs/benchmarks.md, 2026-12-03)
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=DEVNULL)
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
