@@ -152,6 +152,16 @@ expect_new() {
 		[[ $err == *"SANDEVAL_CGROUP_SPARES: '$v' is not a whole number from 0 to 64"* ]] ||
 			flunk "SANDEVAL_CGROUP_SPARES='$v': $err"
 	done
+	# a run refuses before its first sample (and its canaries), and records nothing
+	cd "$BATS_TEST_TMPDIR"
+	SANDEVAL_CGROUP_SPARES=many run "$SANDEVAL" run --db t.db --tasks "$BATS_TEST_DIRNAME/../../examples/tasks" \
+		--samples "$BATS_TEST_DIRNAME/../../examples/samples/good.jsonl" --no-lint --quiet
+	((status == 2)) || flunk "run with SANDEVAL_CGROUP_SPARES=many: exit $status: $output"
+	[[ $output == *"SANDEVAL_CGROUP_SPARES: 'many' is not a whole number from 0 to 64"* ]] || flunk "run: $output"
+	# said at once, not as its canaries' failure
+	[[ $output != *canary* ]] || flunk "run: $output"
+	[[ ! -e t.db ]] || [[ $(sqlite3 t.db 'select count(*) from samples' 2>/dev/null || echo 0) == 0 ]] ||
+		flunk "run recorded samples"
 }
 
 @test "sandeval gc removes the spares" {

@@ -234,8 +234,11 @@ static void warm_release(struct warm *w)
 
 struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_error *err)
 {
-	struct evaluator *ev = calloc(1, sizeof(*ev));
+	struct evaluator *ev;
 
+	if (sandbox_env_check(err) < 0)
+		return NULL;
+	ev = calloc(1, sizeof(*ev));
 	if (!ev) {
 		sd_error_set(err, ENOMEM, "out of memory");
 		return NULL;

@@ -52,6 +52,16 @@ static int spares_from_env(void)
 	return errno || end == v || *end || n < 0 || n > SPARES_MAX ? -1 : (int)n;
 }
 
+int sandbox_env_check(struct sd_error *err)
+{
+	const char *v = getenv("SANDEVAL_CGROUP_SPARES");
+
+	if (spares_from_env() < 0)
+		return sd_error_set(err, EINVAL, "SANDEVAL_CGROUP_SPARES: '%s' is not a whole number from 0 to %d",
+				    v, SPARES_MAX);
+	return 0;
+}
+
 void sandbox_config_init(struct sandbox_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -128,9 +138,8 @@ int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err)
 	if (!cfg->argv || !cfg->argv[0])
 		return sd_error_set(err, EINVAL, "no program given");
 	if (cfg->cgroup_spares < 0 || cfg->cgroup_spares > SPARES_MAX)
-		return sd_error_set(err, EINVAL, "SANDEVAL_CGROUP_SPARES: '%s' is not a whole number from 0 to %d",
-				    getenv("SANDEVAL_CGROUP_SPARES") ? getenv("SANDEVAL_CGROUP_SPARES") : "",
-				    SPARES_MAX);
+		return sandbox_env_check(err) < 0 ? -1 :
+		       sd_error_set(err, EINVAL, "cgroup_spares %d is not from 0 to %d", cfg->cgroup_spares, SPARES_MAX);
 	be = find_backend(cfg->backend);
 	if (!be) {
 		char names[256] = "";

@@ -109,6 +109,9 @@ struct sandbox_result {
 };
 
 void sandbox_config_init(struct sandbox_config *cfg);
+/* The environment sandbox_config_init reads (SANDEVAL_CGROUP_SPARES) is
+ * well-formed: for front ends to refuse at their start, before any sample. */
+int sandbox_env_check(struct sd_error *err);
 /* Check a configuration without running anything (usage errors). */
 int sandbox_config_check(const struct sandbox_config *cfg, struct sd_error *err);
 
