@@ -236,11 +236,40 @@ sandeval_cgroups() {
 	fi | sort
 }
 
-# The spares of this user: emptied cgroups that runs keep for the next ones
-# (cgroup v1; cgroup_release in src/lib/sandbox/cgroup.h). Not residue, as long
-# as nothing runs in them.
+# The cgroup directories this shell runs in, one per hierarchy
+# (/proc/self/cgroup): the parents of the cgroups its runs make.
+own_cgroup_dirs() {
+	local ctrls path c
+	while IFS=: read -r _ ctrls path; do
+		if [[ -z $ctrls ]]; then
+			if [[ -e /sys/fs/cgroup/cgroup.controllers ]]; then
+				echo "/sys/fs/cgroup$path"
+			else
+				echo "/sys/fs/cgroup/unified$path"
+			fi
+			continue
+		fi
+		for c in ${ctrls//,/ }; do
+			[[ -d /sys/fs/cgroup/$c ]] && realpath -m "/sys/fs/cgroup/$c/$path"
+		done
+	done </proc/self/cgroup | sort -u
+}
+
+# The spares of this user that runs from this shell keep and take: emptied
+# cgroups kept for the next run (cgroup v1; cgroup_release in
+# src/lib/sandbox/cgroup.h), beside the run cgroups, so under the cgroups this
+# shell runs in. Spares that runs from another cgroup left (a session gone
+# whose cgroup stays) are not these runs' nor `sandeval gc`'s here.
 spare_cgroups() {
-	find /sys/fs/cgroup -mindepth 1 -type d -name "sandeval-spare-$(id -u)-*" 2>/dev/null | sort
+	local d
+	for d in $(own_cgroup_dirs); do
+		find "$d" -mindepth 1 -maxdepth 1 -type d -name "sandeval-spare-$(id -u)-*" 2>/dev/null
+	done | sort
+}
+
+# Every spare under /sys/fs/cgroup, whoever left it: none may hold a process.
+all_spare_cgroups() {
+	find /sys/fs/cgroup -mindepth 1 -type d -name 'sandeval-spare-*' 2>/dev/null | sort
 }
 
 # Mount points of the host mount namespace.
@@ -340,7 +369,7 @@ assert_no_residue() {
 	done
 	[[ -z $cg ]] || flunk "cgroup directories left (runs under test: $*): $cg"
 	local spare
-	for spare in $(spare_cgroups); do
+	for spare in $(all_spare_cgroups); do
 		[[ -z $(cat "$spare/cgroup.procs" 2>/dev/null) ]] ||
 			flunk "a spare cgroup holds processes: $spare: $(cat "$spare/cgroup.procs")"
 	done
