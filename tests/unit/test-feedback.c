@@ -113,6 +113,54 @@ static void test_json(void **state)
 	json_decref(j);
 }
 
+/* feedback_sample_text of R, as a string to free */
+static char *text_of(const struct sample_result *r, const struct feedback_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	feedback_sample_text(f, r, o);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* --fail-fast: the tests not run are counted, neither listed as failures nor counted as failed */
+static void test_not_run(void **state)
+{
+	static struct test_result ff[] = {
+		T("ok", TIER_CANONICAL, VIS_PUBLIC, TS_PASSED, NULL),
+		T("bad", TIER_CANONICAL, VIS_PUBLIC, TS_FAILED, "expected 1, got 2"),
+		T("later", TIER_CANONICAL, VIS_PUBLIC, TS_NOT_RUN, "not run (--fail-fast): bad did not pass"),
+		T("last", TIER_EDGE, VIS_HOLDOUT, TS_NOT_RUN, "not run (--fail-fast): bad did not pass"),
+	};
+	struct sample_result r = sample;
+	struct feedback_options o;
+	char *buf;
+	json_t *j, *t;
+
+	(void)state;
+	r.tests = ff;
+	r.n_tests = 4;
+	feedback_options_init(&o);
+	j = feedback_sample_json(&r, &o);
+	t = json_object_get(j, "tests");
+	assert_int_equal(json_integer_value(json_object_get(t, "failed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(t, "not_run")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "failures")), 1);
+	json_decref(j);
+	/* a run without --fail-fast says nothing of it */
+	j = feedback_sample_json(&sample, &o);
+	assert_null(json_object_get(json_object_get(j, "tests"), "not_run"));
+	json_decref(j);
+
+	buf = text_of(&r, &o);
+	assert_contains(buf, "tests: 1 passed, 1 failed, 2 not run (--fail-fast) (of 4)");
+	assert_not_contains(buf, "FAIL later");
+	free(buf);
+}
+
 static void test_text(void **state)
 {
 	struct feedback_options o;
@@ -141,11 +189,7 @@ static void test_text(void **state)
 					      "line 1\nline 2") };
 		struct sample_result s2 = { .task_id = (char *)"t\nx", .sample_id = (char *)"s", .tests = t2, .n_tests = 1 };
 
-		buf = NULL;
-		f = open_memstream(&buf, &len);
-		assert_non_null(f);
-		feedback_sample_text(f, &s2, &o);
-		assert_int_equal(fclose(f), 0);
+		buf = text_of(&s2, &o);
 		assert_contains(buf, "task t?x");
 		assert_contains(buf, "  FAIL a?  FAIL forged [canonical] failed [canonical] failed\n    line 1\n    line 2\n");
 		free(buf);
@@ -157,6 +201,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_excerpt),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_not_run),
 		cmocka_unit_test(test_text),
 	};
 

@@ -334,6 +334,22 @@ static void test_cannot_judge(void **state)
 	assert_contains(res.reason, "v1");
 	c->info.formula_version = (char *)SCORE_FORMULA_VERSION;
 
+	/* --fail-fast against a full run: scores differ, pass@k does not */
+	c->info.config_json = (char *)"{\"fail_fast\":true,\"timeout\":3}";
+	compare(b, c, &o, &res);
+	assert_int_equal(res.verdict, GATE_CANNOT_JUDGE);
+	assert_contains(res.reason, "candidate cand ran with --fail-fast and baseline base without");
+	o.metric = GATE_METRIC_PASS_K;
+	compare(b, c, &o, &res);
+	assert_int_equal(res.verdict, GATE_REGRESSION);
+	gate_result_release(&res);
+	o.metric = GATE_METRIC_MEAN;
+	b->info.config_json = (char *)"{\"fail_fast\":true}";
+	compare(b, c, &o, &res);
+	assert_int_equal(res.verdict, GATE_REGRESSION);
+	gate_result_release(&res);
+	b->info.config_json = c->info.config_json = NULL;
+
 	c->info.finished_ms = 0;
 	compare(b, c, &o, &res);
 	assert_int_equal(res.verdict, GATE_CANNOT_JUDGE);

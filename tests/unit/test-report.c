@@ -378,16 +378,25 @@ static int xmllint(const char *path, const char *xpath, char *out, size_t out_si
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* REP's JUnit XML written to PATH, checked well-formed, and read back */
+static char *junit_of(const struct report *rep, const char *path)
+{
+	struct sd_error err = { 0 };
+	char out[4096];
+
+	assert_int_equal(report_junit(path, rep, &err), 0);
+	if (xmllint(path, NULL, out, sizeof(out)) != 0)
+		fail_msg("not well-formed: %s", out);
+	return fx_read(path);
+}
+
 static void test_junit(void **state)
 {
 	struct report rep = the_report();
 	struct sd_error err = { 0 };
 	char *path = fx_str("%s/junit.xml", (char *)*state), *xml, out[4096];
 
-	assert_int_equal(report_junit(path, &rep, &err), 0);
-	if (xmllint(path, NULL, out, sizeof(out)) != 0)
-		fail_msg("not well-formed: %s", out);
-	xml = fx_read(path);
+	xml = junit_of(&rep, path);
 	assert_contains(xml, "<testsuites name=\"r-0123456789abcdef\" tests=\"11\" failures=\"1\" errors=\"2\"");
 	/* suites in the order tasks first appear */
 	assert_true(strstr(xml, "<testsuite name=\"A\"") < strstr(xml, "<testsuite name=\"B\""));
@@ -411,6 +420,28 @@ static void test_junit(void **state)
 	assert_string_equal(out, "11");
 	xmllint(path, "count(//testsuite)", out, sizeof(out));
 	assert_string_equal(out, "3");
+	free(xml);
+	free(path);
+}
+
+/* --fail-fast: the tests not run are JUnit's skipped, counted as such */
+static void test_junit_not_run(void **state)
+{
+	static struct test_result ff[] = { T("t0", TS_PASSED, NULL), T("t1", TS_FAILED, "expected 1, got 2"),
+					   T("t2", TS_NOT_RUN, "not run (--fail-fast): t1 did not pass"),
+					   T("t3", TS_NOT_RUN, NULL) };
+	struct sample_result r = R("A", "A/9", "humaneval", ff);
+	struct report rep = { .run = &run, .results = &r, .n = 1, .ks = ks, .n_ks = 4 };
+	char *path = fx_str("%s/junit.xml", (char *)*state), *xml, out[4096];
+
+	xml = junit_of(&rep, path);
+	assert_contains(xml, "tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"2\"");
+	assert_contains(xml, "<testsuite name=\"A\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"2\"");
+	assert_contains(xml, "<testcase classname=\"A\" name=\"A/9: t2\">\n"
+			"      <skipped message=\"not run (--fail-fast): t1 did not pass\"/>\n    </testcase>");
+	assert_contains(xml, "<testcase classname=\"A\" name=\"A/9: t3\">\n      <skipped/>");
+	xmllint(path, "count(//testcase/skipped)", out, sizeof(out));
+	assert_string_equal(out, "2");
 	free(xml);
 	free(path);
 }
@@ -540,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_results_jsonl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_results_jsonl_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junit_not_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junit_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_summary, setup, teardown),
 	};

@@ -53,6 +53,7 @@ static void test_status_names(void **state)
 	assert_string_equal(test_status_name(TS_TIMEOUT), "timeout");
 	assert_string_equal(test_status_name(TS_COMPILE_ERROR), "compile_error");
 	assert_string_equal(test_status_name(TS_HARNESS_ERROR), "harness_error");
+	assert_string_equal(test_status_name(TS_NOT_RUN), "not_run");
 	assert_string_equal(test_status_name((enum test_status)99), "unknown");
 	assert_int_equal(test_status_parse("PASSED"), -1);
 	assert_int_equal(test_status_parse(""), -1);
@@ -148,6 +149,22 @@ static void test_score_timeout(void **state)
 	r = SCORED(T(C, 1.0, PUB, TS_TIMEOUT));
 	assert_true(r.score == 0.0);
 	assert_false(r.passed);
+}
+
+/* --fail-fast: a test not run counts as not passed, in the denominator with
+ * its weight, never as a harness error (which would leave it out) */
+static void test_score_not_run(void **state)
+{
+	struct sample_result r;
+
+	(void)state;
+	r = SCORED(T(C, 1.0, PUB, TS_PASSED), T(C, 1.0, PUB, TS_FAILED), T(C, 2.0, PUB, TS_NOT_RUN));
+	assert_float_equal(r.score, 0.25, 1e-15);
+	assert_false(r.passed);
+	assert_false(r.harness_error);
+	r = SCORED(T(C, 1.0, PUB, TS_ERROR), T(C, 1.0, HOLD, TS_NOT_RUN));
+	assert_true(r.score == 0.0);
+	assert_true(r.score_holdout == 0.0);
 }
 
 static void test_score_harness_errors(void **state)
@@ -374,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_tier_weights),
 		cmocka_unit_test(test_score_weighted),
 		cmocka_unit_test(test_score_timeout),
+		cmocka_unit_test(test_score_not_run),
 		cmocka_unit_test(test_score_harness_errors),
 		cmocka_unit_test(test_score_visibility),
 		cmocka_unit_test(test_pass_at_k_reference),

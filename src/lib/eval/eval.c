@@ -166,6 +166,8 @@ static char *build_plan(const struct task *t, const struct runner *rn, const jso
 	if (t->test_split)
 		json_object_set_new(plan, "split", json_loads(t->test_split, 0, NULL));
 	json_object_set_new(plan, "seed", json_integer(o->seed));
+	if (o->fail_fast && !oracle)
+		json_object_set_new(plan, "fail_fast", json_true());
 	json_object_set_new(plan, "mode", json_string(oracle ? "oracle" : "evaluate"));
 	if (expected)
 		json_object_set(plan, "expected", (json_t *)expected);

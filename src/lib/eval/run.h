@@ -63,6 +63,7 @@ enum {
 	RUN_GIVEN_LINT = 1 << 5,
 	RUN_GIVEN_LINT_SEVERITY = 1 << 6,
 	RUN_GIVEN_SANITIZE = 1 << 7,
+	RUN_GIVEN_FAIL_FAST = 1 << 8,
 };
 
 struct run;

@@ -83,7 +83,7 @@ static bool withheld(const struct test_result *t, const struct feedback_options 
 }
 
 struct counts {
-	size_t passed, failed, harness;
+	size_t passed, failed, harness, not_run;
 };
 
 static struct counts count(const struct sample_result *r)
@@ -95,6 +95,8 @@ static struct counts count(const struct sample_result *r)
 			c.passed++;
 		else if (r->tests[t].status == TS_HARNESS_ERROR)
 			c.harness++;
+		else if (r->tests[t].status == TS_NOT_RUN)
+			c.not_run++;
 		else
 			c.failed++;
 	}
@@ -154,7 +156,7 @@ json_t *feedback_sample_json(const struct sample_result *r, const struct feedbac
 	for (size_t t = 0; failures && t < r->n_tests; t++) {
 		const struct test_result *x = &r->tests[t];
 
-		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR)
+		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR || x->status == TS_NOT_RUN)
 			continue;
 		if (json_array_append_new(failures, jfailure(x, o)) < 0) {
 			json_decref(failures);
@@ -169,6 +171,8 @@ json_t *feedback_sample_json(const struct sample_result *r, const struct feedbac
 		      "tests", "total", (json_int_t)r->n_tests, "passed", (json_int_t)c.passed,
 		      "failed", (json_int_t)c.failed, "harness_errors", (json_int_t)c.harness,
 		      "failures", failures, "lint", jlint(r, o));
+	if (j && c.not_run)	/* only under --fail-fast: other runs' feedback stays as it was */
+		json_object_set_new(json_object_get(j, "tests"), "not_run", json_integer((json_int_t)c.not_run));
 	return j;
 }
 
@@ -242,6 +246,8 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 	fprintf(f, "  tests: %zu passed, %zu failed", c.passed, c.failed);
 	if (c.harness)
 		fprintf(f, ", %zu harness error%s", c.harness, c.harness == 1 ? "" : "s");
+	if (c.not_run)
+		fprintf(f, ", %zu not run (--fail-fast)", c.not_run);
 	fprintf(f, " (of %zu)\n", r->n_tests);
 	const struct test_result *shown = NULL;	/* the last test whose detail was shown */
 
@@ -250,7 +256,7 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 		size_t cut = 0;
 		char *ex;
 
-		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR)
+		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR || x->status == TS_NOT_RUN)
 			continue;
 		fputs("  FAIL ", f);
 		put_text(f, x->name, NULL);

@@ -46,10 +46,10 @@ static void put_case_open(FILE *f, const struct sample_result *r, const char *te
 	fputc('"', f);
 }
 
-/* 'f'ailure, 'e'rror or 'p'assed for one test. */
+/* 'f'ailure, 'e'rror, 's'kipped or 'p'assed for one test. */
 static char verdict_of(enum test_status s)
 {
-	return s == TS_PASSED ? 'p' : s == TS_HARNESS_ERROR ? 'e' : 'f';
+	return s == TS_PASSED ? 'p' : s == TS_HARNESS_ERROR ? 'e' : s == TS_NOT_RUN ? 's' : 'f';
 }
 
 /* The verdict of a sample without tests (it never reached them). */
@@ -59,7 +59,7 @@ static char bare_verdict(const struct sample_result *r)
 }
 
 struct counts {
-	size_t tests, failures, errors;
+	size_t tests, failures, errors, skipped;
 	double seconds;
 };
 
@@ -80,6 +80,7 @@ static void count_sample(const struct sample_result *r, struct counts *c)
 		c->tests++;
 		c->failures += v == 'f';
 		c->errors += v == 'e';
+		c->skipped += v == 's';
 	}
 }
 
@@ -108,6 +109,13 @@ static void put_sample(FILE *f, const struct sample_result *r)
 			fputs("/>\n", f);
 			continue;
 		}
+		if (v == 's') {
+			fputs(">\n      <skipped", f);
+			if (tr->detail)
+				xml_attr(f, "message", tr->detail);
+			fputs("/>\n    </testcase>\n", f);
+			continue;
+		}
 		fputs(">\n", f);
 		put_verdict(f, v == 'e' ? "error" : "failure", test_status_name(tr->status), tr->detail);
 		fputs("    </testcase>\n", f);
@@ -125,8 +133,8 @@ int report_junit_write(FILE *f, const struct report *rep, struct sd_error *err)
 		count_sample(&rep->results[i], &all);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
 	xml_attr(f, "name", rep->run && rep->run->id[0] ? rep->run->id : "sandeval");
-	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
-		all.tests, all.failures, all.errors, all.seconds);
+	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+		all.tests, all.failures, all.errors, all.skipped, all.seconds);
 	for (size_t j = 0; j < gs.n; j++) {
 		struct counts c = { 0 };
 
@@ -134,8 +142,8 @@ int report_junit_write(FILE *f, const struct report *rep, struct sd_error *err)
 			count_sample(&rep->results[gs.idx[gs.g[j].start + m]], &c);
 		fputs("  <testsuite", f);
 		xml_attr(f, "name", gs.g[j].key);
-		fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\">\n",
-			c.tests, c.failures, c.errors, c.seconds);
+		fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+			c.tests, c.failures, c.errors, c.skipped, c.seconds);
 		for (size_t m = 0; m < gs.g[j].len; m++)
 			put_sample(f, &rep->results[gs.idx[gs.g[j].start + m]]);
 		fputs("  </testsuite>\n", f);

@@ -11,6 +11,7 @@
 #include "score/gate.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -226,6 +227,16 @@ static bool has_lint(const struct gate_run *run)
 	return false;
 }
 
+/* Whether the run stopped each sample's tests at its first failure (run --fail-fast). */
+static bool fail_fast(const struct gate_run *r)
+{
+	json_t *cfg = r->info->config_json ? json_loads(r->info->config_json, 0, NULL) : NULL;
+	bool on = json_is_true(json_object_get(cfg, "fail_fast"));
+
+	json_decref(cfg);
+	return on;
+}
+
 /* A reason not to compare the runs at all, into *out; false when there is none. */
 static bool precheck(const struct gate_run *base, const struct gate_run *cand, const struct gate_options *opt,
 		     struct gate_result *out)
@@ -279,6 +290,14 @@ static bool precheck(const struct gate_run *base, const struct gate_run *cand, c
 					 "(the tasks or their tests changed)", base->name,
 					 str_or_empty(base->info->suite_hash), cand->name,
 					 str_or_empty(cand->info->suite_hash));
+		return true;
+	}
+	if ((opt->metric == GATE_METRIC_MEAN || opt->metric == GATE_METRIC_COMPOSITE) &&
+	    fail_fast(base) != fail_fast(cand)) {
+		gate_result_cannot_judge(out, "%s %s ran with --fail-fast and %s %s without: a failing sample's score "
+					 "counts the tests it did not run (--metric pass@K compares them)",
+					 fail_fast(base) ? "baseline" : "candidate", fail_fast(base) ? base->name : cand->name,
+					 fail_fast(base) ? "candidate" : "baseline", fail_fast(base) ? cand->name : base->name);
 		return true;
 	}
 	if (opt->metric == GATE_METRIC_LINT || opt->metric == GATE_METRIC_COMPOSITE) {

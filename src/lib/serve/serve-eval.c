@@ -37,6 +37,7 @@ struct ev_request {
 	const char *model;
 	bool lint;
 	bool sanitize;			/* --sanitize (docs/sanitize.md) */
+	bool fail_fast;			/* --fail-fast (docs/run.md) */
 	double timeout;			/* 0: the default */
 	uint64_t memory;
 	long long seed;
@@ -116,6 +117,12 @@ static int ev_parse(const char *body, size_t len, const struct serve_options *o,
 		if (!json_is_boolean(v))
 			return sd_error_set(err, EINVAL, "field 'sanitize': expected true or false, got %s", json_type_phrase(v));
 		rq->sanitize = json_is_true(v);
+	}
+	if ((v = json_object_get(root, "fail_fast")) && !json_is_null(v)) {
+		if (!json_is_boolean(v))
+			return sd_error_set(err, EINVAL, "field 'fail_fast': expected true or false, got %s",
+					    json_type_phrase(v));
+		rq->fail_fast = json_is_true(v);
 	}
 	if ((v = json_object_get(root, "timeout")) && !json_is_null(v)) {
 		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > o->max_time)
@@ -300,6 +307,7 @@ int ev_execute(const char *body, size_t len, const struct serve_options *o, char
 	ro.eval.backend = o->backend;
 	ro.eval.lint = rq.lint;
 	ro.sanitize = rq.sanitize;
+	ro.eval.fail_fast = rq.fail_fast;
 	if (rq.timeout > 0)
 		ro.eval.timeout = rq.timeout;
 	if (rq.memory)

@@ -14,6 +14,7 @@ static const char *const status_names[] = {
 	[TS_CRASH] = "crash",
 	[TS_COMPILE_ERROR] = "compile_error",
 	[TS_OUTPUT_LIMIT] = "output_limit",
+	[TS_NOT_RUN] = "not_run",
 	[TS_HARNESS_ERROR] = "harness_error",
 };
 

@@ -19,6 +19,7 @@ enum test_status {
 	TS_CRASH,		/* killed by a signal */
 	TS_COMPILE_ERROR,
 	TS_OUTPUT_LIMIT,
+	TS_NOT_RUN,		/* --fail-fast: an earlier test of the sample did not pass */
 	TS_HARNESS_ERROR,	/* sandeval's own fault: never counted against the candidate */
 };
 
