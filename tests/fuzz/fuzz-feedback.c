@@ -73,9 +73,10 @@ static void check_excerpt(const char *detail, size_t max_lines, size_t max_bytes
 	free(x);
 }
 
+/* listed in "failures": neither passed, sandeval's fault, nor not run (--fail-fast) */
 static bool failing(const struct test_result *t)
 {
-	return t->status != TS_PASSED && t->status != TS_HARNESS_ERROR;
+	return t->status != TS_PASSED && t->status != TS_HARNESS_ERROR && t->status != TS_NOT_RUN;
 }
 
 static bool withheld(const struct test_result *t, const struct feedback_options *o)
