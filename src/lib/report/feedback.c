@@ -82,6 +82,13 @@ static bool withheld(const struct test_result *t, const struct feedback_options 
 	return t->visibility == VIS_HOLDOUT && !o->holdout;
 }
 
+/* Listed among a sample's failures: the candidate's fault, and run (not a
+ * harness error, not a test --fail-fast left out). */
+static bool is_failure(enum test_status s)
+{
+	return s != TS_PASSED && s != TS_HARNESS_ERROR && s != TS_NOT_RUN;
+}
+
 struct counts {
 	size_t passed, failed, harness, not_run;
 };
@@ -156,7 +163,7 @@ json_t *feedback_sample_json(const struct sample_result *r, const struct feedbac
 	for (size_t t = 0; failures && t < r->n_tests; t++) {
 		const struct test_result *x = &r->tests[t];
 
-		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR || x->status == TS_NOT_RUN)
+		if (!is_failure(x->status))
 			continue;
 		if (json_array_append_new(failures, jfailure(x, o)) < 0) {
 			json_decref(failures);
@@ -256,7 +263,7 @@ void feedback_sample_text(FILE *f, const struct sample_result *r, const struct f
 		size_t cut = 0;
 		char *ex;
 
-		if (x->status == TS_PASSED || x->status == TS_HARNESS_ERROR || x->status == TS_NOT_RUN)
+		if (!is_failure(x->status))
 			continue;
 		fputs("  FAIL ", f);
 		put_text(f, x->name, NULL);

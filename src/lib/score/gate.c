@@ -294,10 +294,11 @@ static bool precheck(const struct gate_run *base, const struct gate_run *cand, c
 	}
 	if ((opt->metric == GATE_METRIC_MEAN || opt->metric == GATE_METRIC_COMPOSITE) &&
 	    fail_fast(base) != fail_fast(cand)) {
+		int ff = fail_fast(cand);	/* the run with --fail-fast: 1 the candidate, 0 the baseline */
+
 		gate_result_cannot_judge(out, "%s %s ran with --fail-fast and %s %s without: a failing sample's score "
 					 "counts the tests it did not run (--metric pass@K compares them)",
-					 fail_fast(base) ? "baseline" : "candidate", fail_fast(base) ? base->name : cand->name,
-					 fail_fast(base) ? "candidate" : "baseline", fail_fast(base) ? cand->name : base->name);
+					 role[ff], runs[ff]->name, role[!ff], runs[!ff]->name);
 		return true;
 	}
 	if (opt->metric == GATE_METRIC_LINT || opt->metric == GATE_METRIC_COMPOSITE) {
