@@ -252,8 +252,7 @@ teardown() {
 	fi
 	uids=$(status_field "$pid" Uid)
 	gids=$(status_field "$pid" Gid)
-	wait "$SBX_PID" || true
-	SBX_PID=
+	end_background "$pid"
 	echo "host Uid: $uids  Gid: $gids" >&2
 	# the loops below check each uid: none read is no pass
 	[[ -n $uids && -n $gids ]] || flunk "cannot read the Uid and Gid of host pid $pid"
@@ -299,8 +298,7 @@ teardown() {
 		nspid=$(status_field "$pid" NSpid)
 		[[ $nspid =~ [[:space:]]2$ ]] || case_fail "NSpid '$nspid' does not end in pid 2"
 	fi
-	wait "$SBX_PID" || true
-	SBX_PID=
+	end_background "$pid"
 	probe -- read-file /proc/self/cgroup
 	# read, and not empty (an empty or failed read shows no host path either);
 	# gVisor's /proc/self/cgroup is empty (runsc 20221219)

@@ -133,6 +133,16 @@ run_in_background() {
 	SBX_PID=$!
 }
 
+# end_background PID: end the run_in_background run once the test has looked
+# at its program (host pid PID): killed from the host, natively (init reports
+# it, sandeval tears the sandbox down as for any end); under gVisor, where the
+# host sees only runsc's processes, the program runs to its own end.
+end_background() {
+	is_gvisor || kill -KILL "$1" 2>/dev/null || true
+	wait "$SBX_PID" || true
+	SBX_PID=
+}
+
 # A tag no other process carries, to find the sandboxed program from the host.
 new_tag() { echo "tag-$$-$RANDOM$RANDOM"; }
 
