@@ -45,9 +45,9 @@ def parse(path):
         line = line.strip()
         if not line:
             continue
-        event, _, trace = line.partition(":")
-        if event == "sched" or event.endswith("sched"):
-            event, _, trace = trace.partition(":")
+        # "sched:sched_stat_runtime: comm=... pid=... runtime=..."
+        _, _, rest = line.partition(":")
+        event, _, trace = rest.partition(":")
         yield event.strip(), dict(FIELD.findall(trace))
 
 
@@ -64,7 +64,8 @@ def main(argv):
     if not argv or argv[0] != "--" or len(argv) < 2:
         sys.exit(__doc__)
     cmd = argv[1:]
-    path = keep or tempfile.mktemp(prefix="roles.", suffix=".data")
+    tmp = None if keep else tempfile.TemporaryDirectory(prefix="roles.")
+    path = keep or os.path.join(tmp.name, "perf.data")
     rec = ["perf", "record", "-q", "-a", "-o", path]
     for e in EVENTS:
         rec += ["-e", e]
@@ -90,8 +91,8 @@ def main(argv):
             pid = int(f["pid"])
             cpu[pid] += int(f["runtime"])
             comm.setdefault(pid, f.get("comm", "?"))
-    if not keep:
-        os.unlink(path)
+    if tmp:
+        tmp.cleanup()
     if root is None:
         sys.exit("roles: perf recorded no exec of the command")
 

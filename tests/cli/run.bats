@@ -224,10 +224,10 @@ he_samples() {
 	compare_labels slice.jsonl slice-labels.jsonl ff.jsonl "CodeGen-16B slice, --fail-fast" || return 1
 	[[ $(cat compare.txt) == *"agree 164/164" ]] || flunk "--fail-fast: $(cat compare.txt)"
 	# A sample that runs out of both time and memory at once ends on either
-	# limit, run to run: HumanEval/76/38 squares a number until its 27th
-	# square, 128 MB, passes the memory limit, at ~3.1 s of CPU where the test's
-	# limit is 3 s (5 MemoryErrors in 6 runs of the full run alone). Either
-	# limit's status and result count as one, "limit".
+	# limit, run to run: HumanEval/76/38 squares a number whose size doubles
+	# each call; the square due at ~3.1 s of CPU is 128 MB, where the test's
+	# limit is 3 s, and either limit ends it first (5 MemoryErrors in 6 runs
+	# of the full run alone). Either limit's status and result count as one.
 	cut_at_failure() {
 		jq -c 'def limit: if . == "memory" or . == "timeout" or . == "timed out" or . == "failed: MemoryError"
 			then "limit" else . end;
