@@ -184,14 +184,15 @@ cli() {
 	shift 2
 	t0=$(date +%s)
 	env "$@" bats --tap --timing ${tags:+--filter-tags "$tags"} tests/cli >"$log/cli.tap" 2>&1
-	tally "$log/cli.tap" $? "$label"
-	echo "  ($label: $(($(date +%s) - t0)) s)"
-	slowest
+	cli_done "$log/cli.tap" $? "$label" $(($(date +%s) - t0))
 }
 
-# slowest: the five slowest tests of the CLI pass just tallied (bats
-# --timing), so that a log shows where make check's time goes
-slowest() {
+# cli_done TAP STATUS LABEL SECONDS: tally a finished CLI pass, then print
+# its time and its five slowest tests (bats --timing), so that a log shows
+# where make check's time goes
+cli_done() {
+	tally "$1" "$2" "$3"
+	echo "  ($3: $4 s)"
 	[ -s "$log/times" ] || return 0
 	sort -rn "$log/times" | head -5 | awk '{ ms = $1; $1 = ""; printf "  %6.1f s %s\n", ms / 1000, substr($0, 2, 100) }'
 	: >"$log/times"
@@ -236,7 +237,7 @@ if [ "$(id -u)" = 0 ]; then
 			SANDEVAL_RUNNERS="$log/tree/runners" SANDEVAL_DATA="${SANDEVAL_DATA-}" SANDEVAL_SKIP="$SANDEVAL_SKIP" \
 			SANDEVAL_PG_URL="${SANDEVAL_PG_URL-}" SANDEVAL_PG_TCP_URL="${SANDEVAL_PG_TCP_URL-}" \
 			bats --tap --timing --filter-tags '!root,!heavy,!frontend' "$log/tree/tests/cli" >"$log/cli-user.tap" 2>&1
-			echo $? >"$log/cli-user.rc"
+		echo $? >"$log/cli-user.rc"
 		date +%s >"$log/cli-user.end"
 	} &
 	user_pid=$!
@@ -256,9 +257,8 @@ echo "== CLI tests (unprivileged uid 65534, no delegated cgroup)"
 if [ -n "$user_pid" ]; then
 	wait "$user_pid"
 	user_pid=
-	tally "$log/cli-user.tap" "$(cat "$log/cli-user.rc" 2>/dev/null || echo 1)" "cli as uid 65534"
-	echo "  (cli as uid 65534: $(($(cat "$log/cli-user.end" 2>/dev/null || date +%s) - user_t0)) s)"
-	slowest
+	cli_done "$log/cli-user.tap" "$(cat "$log/cli-user.rc" 2>/dev/null || echo 1)" "cli as uid 65534" \
+		$(($(cat "$log/cli-user.end" 2>/dev/null || date +%s) - user_t0))
 else
 	echo "(already unprivileged: the run above covered it)"
 fi
