@@ -193,6 +193,16 @@ teardown() {
 	assert_eq "$(out | grep -E '^[0-9]+$' | sort -n | tr '\n' ' ')" "1 2 " "pids in /proc"
 }
 
+@test "the sandbox is a session of its own: the caller's terminal cannot signal it" {
+	# A session and process group the caller's is not (0 would be one led
+	# from outside the pid namespace: the caller's, whose terminal's Ctrl-C
+	# reaches every process in its foreground group).
+	probe -- ids
+	expect_status ok
+	assert_eq "$(kv sid)" 1 "session"
+	assert_eq "$(kv pgid)" 1 "process group"
+}
+
 @test "a daemonized grandchild does not outlive the program" {
 	probe -- daemon 1000 "$TAG"
 	expect_status ok

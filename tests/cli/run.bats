@@ -619,6 +619,25 @@ warm_three() {
 }
 
 # bats test_tags=native
+@test "warm starts: the candidate's signal handling is an executed python3's, as in a cold start" {
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
+	# The run's workers ignore SIGINT; a zygote executed with that would keep
+	# it ignored (python3 leaves an inherited SIG_IGN alone), and so would
+	# every warm candidate, where an executed python3 raises
+	# KeyboardInterrupt. The zygote starts with default handlers instead.
+	warm_task 'assert candidate() == "x"'
+	jq -cn '{task_id: "w/0", completion: "    import signal\n    return \"%s %s\" % (signal.getsignal(signal.SIGINT), [l.split()[1] for l in open(\"/proc/self/status\") if l.startswith((\"SigIgn\", \"SigBlk\"))])\n"}' >samples.jsonl
+	local mode got=()
+	for mode in --jobs=1 --cold; do
+		run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint "$mode"
+		got+=("$(jq -r '.tests[0].detail' out.jsonl)")
+	done
+	[[ ${got[0]} == *"default_int_handler> ['0000000000000000', '0000000001001000']"* ]] ||
+		flunk "warm: $(printf '%s\n' "${got[@]}")"
+	[[ ${got[0]} == "${got[1]}" ]] || flunk "warm and cold differ: $(printf '%s\n' "${got[@]}")"
+}
+
+# bats test_tags=native
 @test "warm starts: without the zygote's library the run says so once and every sample starts cold" {
 	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}

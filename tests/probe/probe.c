@@ -138,9 +138,9 @@ static int mode_ids(char **argv UNUSED)
 	gethostname(host, sizeof host - 1);
 	if (!getcwd(cwd, sizeof cwd))
 		strcpy(cwd, "?");
-	printf("uid=%ld\ngid=%ld\neuid=%ld\negid=%ld\npid=%ld\nppid=%ld\nhostname=%s\ncwd=%s\n",
+	printf("uid=%ld\ngid=%ld\neuid=%ld\negid=%ld\npid=%ld\nppid=%ld\nsid=%ld\npgid=%ld\nhostname=%s\ncwd=%s\n",
 	       (long)getuid(), (long)getgid(), (long)geteuid(), (long)getegid(),
-	       (long)getpid(), (long)getppid(), host, cwd);
+	       (long)getpid(), (long)getppid(), (long)getsid(0), (long)getpgrp(), host, cwd);
 	return 0;
 }
 
@@ -652,7 +652,7 @@ static const struct mode {
 	int (*fn)(char **argv);	/* argv: the mode's arguments, NULL-terminated */
 	const char *usage;
 } modes[] = {
-	{ "ids", 0, mode_ids, "uid gid euid egid pid ppid hostname cwd" },
+	{ "ids", 0, mode_ids, "uid gid euid egid pid ppid sid pgid hostname cwd" },
 	{ "env", 0, mode_env, "the environment, one NAME=VALUE a line" },
 	{ "fds", 0, mode_fds, "fds=0,1,2: the open descriptors" },
 	{ "caps", 0, mode_caps, "Cap*, NoNewPrivs, Seccomp from /proc/self/status" },

@@ -5,7 +5,7 @@
  * and the process _exits (isolate's die()). Order matters:
  *   close what is not ours -> wait for the uid map ->
  *   become uid 1000 (caps kept, in the new user namespace only) ->
- *   parent-death signal -> hostname -> build the root
+ *   parent-death signal -> a new session -> hostname -> build the root
  *   (read-only binds, /proc, /dev, tmpfs /work and /tmp, the injected
  *   files) -> pivot_root -> loopback up -> wait for the cgroup grant and
  *   join the cgroup -> cgroup namespace -> vfork the program (fork, warm).
@@ -673,6 +673,11 @@ void child_main(struct child_args *a)
 	pfd = (struct pollfd){ .fd = a->sync_fd, .events = POLLIN };
 	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
 		_exit(1);
+	/* A session of its own: no controlling terminal, so the caller's
+	 * terminal neither signals the sandbox (Ctrl-C is sandeval's to act
+	 * on) nor takes input from it (TIOCSTI). */
+	if (setsid() < 0 && getsid(0) != getpid())
+		die("cannot start a session");
 	if (sethostname("sandbox", 7) < 0)
 		die("cannot set the hostname");
 	msg(CTL_EVENT, "provision\tnamespaces user, pid, mount, network, ipc, uts, cgroup; uid %d", SANDBOX_UID);

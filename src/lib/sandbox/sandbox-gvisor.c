@@ -323,6 +323,12 @@ static _Noreturn void exec_runsc(struct sandbox_ctx *ctx, const int *cg_fds, int
 	close_range(3, ~0U, 0);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
 	snprintf(root, sizeof(root), "%s/state", gv->dir);
 	snprintf(bundle, sizeof(bundle), "%s/bundle", gv->dir);
 	snprintf(log, sizeof(log), "--log=%s/runsc.log", gv->dir);

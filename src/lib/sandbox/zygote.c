@@ -100,6 +100,21 @@ struct zygote *zygote_start(const char *runners_dir, const char *name, struct sd
 		if (dup2(sock, 3) < 0 || chdir("/") < 0)
 			_exit(127);
 		close_range(4, ~0U, 0);
+		/* As a python3 executed from a clean shell starts: a session of
+		 * its own (no terminal's signals), default handlers, nothing
+		 * blocked. Ours may differ (the run's workers ignore SIGINT, a
+		 * command may block what it reads from a signalfd), and the
+		 * interpreter keeps an ignored SIGINT ignored, which a warm
+		 * program would inherit. */
+		setsid();
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		{
+			sigset_t none;
+
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+		}
 		/* The sandbox's environment and its python3: the first on the
 		 * sandbox's PATH (child_base_env), not ours. */
 		for (char *const *e = child_base_env; *e; e++) {
