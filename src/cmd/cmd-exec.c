@@ -1,6 +1,7 @@
 /* cmd-exec.c - `sandeval exec`: run one program in a fresh sandbox, print the result as JSON */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,9 @@ static const char exec_usage[] =
 	"  --log FILE            append lifecycle events as JSON lines\n"
 	"\n"
 	"Exit status: 0 when the program's status is \"ok\", 1 for any other outcome of\n"
-	"the program, 2 for usage errors and when sandeval itself failed (sandbox_error).\n";
+	"the program, 2 for usage errors and when sandeval itself failed (sandbox_error);\n"
+	"128 + the signal's number after SIGINT, SIGTERM or SIGHUP (status \"interrupted\":\n"
+	"the program stopped and its sandbox destroyed first).\n";
 
 enum {
 	OPT_FILE = 256, OPT_STDIN, OPT_ENV, OPT_CPU, OPT_WALL, OPT_MEM, OPT_PIDS, OPT_FDS,
@@ -90,7 +93,7 @@ int cmd_exec(int argc, char **argv)
 	cleanup_free struct sandbox_file *files = calloc((size_t)argc, sizeof(*files));
 	cleanup_free char **env = calloc((size_t)argc, sizeof(char *));
 	cleanup_free char *json = NULL;
-	int opt, code;
+	int opt, code, sfd, sig;
 
 	if (!files || !env)
 		return usage_error("%s", "out of memory");
@@ -173,11 +176,18 @@ int cmd_exec(int argc, char **argv)
 	if (sandbox_config_check(&cfg, &err) < 0)
 		return usage_error("%s", err.msg);
 	cmd_auto_gc();
-	if (sandbox_run(&cfg, &res, &err) < 0)
+	/* Ctrl-C, SIGTERM or SIGHUP stop the program and destroy the sandbox,
+	 * and the result says so ("interrupted"), with the output until then */
+	cfg.cancel_fd = sfd = cmd_interrupts();
+	if (sandbox_run(&cfg, &res, &err) < 0) {
+		cmd_interrupts_end(sfd);
 		return usage_error("%s", err.msg);
+	}
+	sig = res.status == SB_INTERRUPTED ? cmd_interrupt_signal(sfd) : 0;
 	json = sandbox_result_json(&res);
 	if (!json) {
 		sandbox_result_release(&res);
+		cmd_interrupts_end(sfd);
 		cmd_error("exec: cannot format the result");
 		return EXIT_USAGE;
 	}
@@ -185,8 +195,13 @@ int cmd_exec(int argc, char **argv)
 	fflush(stdout);
 	if (res.status == SB_SANDBOX_ERROR)
 		cmd_error("exec: %s", res.error);
+	if (res.status == SB_INTERRUPTED)
+		cmd_error("exec: interrupted by SIG%s: the program was stopped and its sandbox destroyed",
+			  sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "INT");
 	code = res.status == SB_OK ? EXIT_RESULT_OK :
-	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE : EXIT_RESULT_OTHER;
+	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE :
+	       res.status == SB_INTERRUPTED ? 128 + (sig ? sig : SIGINT) : EXIT_RESULT_OTHER;
 	sandbox_result_release(&res);
+	cmd_interrupts_end(sfd);
 	return code;
 }

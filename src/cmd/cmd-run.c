@@ -5,7 +5,9 @@
  * warnings) and, once it finished, the reports.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +101,9 @@ static const char run_usage[] =
 	"Exit status: 0 when the run completed (scores are results, not errors), or a\n"
 	"shard its slice; 2 on bad input or when the evaluator failed (a canary that came\n"
 	"out wrong, or every sample a harness error: nothing scored), and when the circuit\n"
-	"breaker tripped or is tripped. --status: 0 when\n"
-	"the run is complete, 1 when not, 2 on error.\n";
+	"breaker tripped or is tripped; 128 + the signal's number after SIGINT, SIGTERM\n"
+	"or SIGHUP (the running samples stopped, not recorded: --resume goes on).\n"
+	"--status: 0 when the run is complete, 1 when not, 2 on error.\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_MODEL, OPT_DB, OPT_JOBS, OPT_K, OPT_OUT, OPT_JUNIT,
        OPT_JSON, OPT_SEED, OPT_HOLDOUT, OPT_RESUME, OPT_TIMEOUT, OPT_MEMORY, OPT_BACKEND,
@@ -157,6 +160,7 @@ struct cmd_run {
 	bool mini;			/* --mini: o.tasks_path is then mini_path */
 	char *mini_path;
 	bool started;			/* the run is recorded: it can be resumed */
+	size_t done, total;		/* the samples recorded by this process, of how many */
 	struct alert_options alerts;
 };
 
@@ -341,10 +345,12 @@ static int parse_options(int argc, char **argv, struct cmd_run *c)
 	return 0;
 }
 
-static void progress(const struct cmd_run *c, const struct run_event *ev)
+static void progress(struct cmd_run *c, const struct run_event *ev)
 {
 	size_t done = ev->done, total = ev->total, passed = ev->passed;
 
+	c->done = done;
+	c->total = total;
 	if (c->quiet)
 		return;
 	if (c->tty) {
@@ -444,7 +450,7 @@ int cmd_run(int argc, char **argv)
 	struct sd_error err = { 0 };
 	struct store *st = NULL;
 	struct run *run = NULL;
-	int ret;
+	int ret, sfd = -1;
 
 	run_options_init(&c.o);
 	alert_options_init(&c.alerts);
@@ -469,18 +475,38 @@ int cmd_run(int argc, char **argv)
 		ret = fail("%s", err.msg);
 		goto out;
 	}
+	/* Ctrl-C, SIGTERM, SIGHUP: the samples running are stopped, their
+	 * sandboxes destroyed, nothing of them recorded; what was recorded
+	 * stays, and the run can be resumed (docs/run.md#interrupting-a-run) */
+	c.o.cancel_fd = sfd = cmd_interrupts();
 	if (!(run = run_new(&c.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
 	}
 	cmd_auto_gc();
 	if (!(st = store_open(c.db, &err)) || run_execute(run, st, &err) < 0) {
-		if (c.started && !c.o.shard.count)
+		int sig = err.code == EINTR ? cmd_interrupt_signal(sfd) : 0;
+
+		if (c.tty && !c.quiet && c.total)
+			fputc('\n', stderr);	/* after the progress bar */
+		if (sig && c.started && c.o.shard.count)
+			ret = fail("interrupted by SIG%s: %zu/%zu samples recorded, none left running; the same command "
+				   "goes on where it stopped", sigabbrev_np(sig), c.done, c.total);
+		else if (sig && c.started)
+			ret = fail("interrupted by SIG%s: %zu/%zu samples recorded, none left running; --resume %s "
+				   "continues it", sigabbrev_np(sig), c.done, c.total, run_info(run)->id);
+		else if (sig)
+			ret = fail("interrupted by SIG%s before any sample was recorded", sigabbrev_np(sig));
+		else if (c.started && !c.o.shard.count)
 			ret = fail("%s; resume it with --resume %s", err.msg, run_info(run)->id);
 		else
 			ret = fail("%s", err.msg);
+		if (sig)
+			ret = 128 + sig;
 		goto out;
 	}
+	cmd_interrupts_end(sfd);	/* the run is recorded: the reports are quick */
+	sfd = -1;
 	if (run_complete(run)) {
 		ret = report_all(&c, st, run);
 		check_alerts(&c, st, run_info(run)->id);
@@ -497,6 +523,7 @@ int cmd_run(int argc, char **argv)
 out:
 	run_free(run);
 	store_close(st);
+	cmd_interrupts_end(sfd);
 	free(c.mini_path);
 	return ret;
 }

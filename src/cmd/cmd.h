@@ -32,5 +32,15 @@ int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 const char *cmd_default_db(void);
 /* Run the gc sweep quietly (used at every start); returns 0 or -1. */
 int cmd_auto_gc(void);
+/* Interrupting a command that runs sandboxes (docs/exec.md#interrupting-it):
+ * SIGINT, SIGTERM and SIGHUP are blocked and come on the returned signalfd,
+ * which the library polls as its cancel descriptor (sandbox.h, cancel_fd),
+ * so that what runs is stopped and torn down before the command ends. -1
+ * when it cannot be made: the signals then end the process as before. */
+int cmd_interrupts(void);
+/* The signal that came on FD (cmd_interrupts), or 0 when none did. */
+int cmd_interrupt_signal(int fd);
+/* Close FD and unblock the signals again: one still pending acts now. */
+void cmd_interrupts_end(int fd);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "version.h"	/* generated: SANDEVAL_VERSION, from git describe */
@@ -59,6 +61,46 @@ int cmd_fail(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_USAGE;
+}
+
+static sigset_t interrupts_old;
+
+int cmd_interrupts(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+	int fd;
+
+	/* One ignored from the start stays ignored (nohup; a shell's
+	 * background job and SIGINT): blocked, Linux would queue it instead. */
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa;
+
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&set, sigs[i]);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, &interrupts_old) < 0)
+		return -1;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		sigprocmask(SIG_SETMASK, &interrupts_old, NULL);
+	return fd;
+}
+
+int cmd_interrupt_signal(int fd)
+{
+	struct signalfd_siginfo si;
+
+	return fd >= 0 && read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
+}
+
+void cmd_interrupts_end(int fd)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	sigprocmask(SIG_SETMASK, &interrupts_old, NULL);
 }
 
 static void usage(FILE *f)

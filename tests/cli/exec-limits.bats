@@ -391,6 +391,59 @@ kill_mid_run() {
 	assert_no_residue "$id"
 }
 
+# interrupt_mid_run SIGNAL STATUS: start a sandboxed sleep, send SIGNAL to
+# sandeval once the program runs: sandeval stops the program, tears the
+# sandbox down itself, prints the result ("interrupted", the output until
+# then) and exits with STATUS; nothing of the run is left, without a gc.
+# (env --default-signal: a shell's background job inherits SIGINT ignored,
+# and sandeval leaves an ignored signal ignored, as nohup wants.)
+interrupt_mid_run() {
+	"$SANDEVAL" gc >/dev/null 2>&1 || true
+	snapshot_host
+	env --default-signal=INT "$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" --wall-time 60 \
+		--cpu-time 60 -- "$IN_PROBE" sleep 30 "$TAG" </dev/null >"$BATS_TEST_TMPDIR/bg" 2>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
+	SBX_PID=$!
+	if is_gvisor; then
+		wait_sentry "$TAG" 60 >/dev/null || flunk "no runsc-sandbox process for the run tagged $TAG"
+	fi
+	wait_tagged "$TAG" 60 >/dev/null || flunk "the sandboxed program never appeared"
+	kill -"$1" "$SBX_PID"
+	rc=0
+	wait "$SBX_PID" || rc=$?
+	SBX_PID=
+	json=$(cat "$BATS_TEST_TMPDIR/bg") err=$(cat "$BATS_TEST_TMPDIR/bg.err")
+	expect_status interrupted "$2"
+	[[ $err == *"interrupted by SIG$1: the program was stopped and its sandbox destroyed"* ]] || flunk "stderr: $err"
+	[[ $(j .signal) == 9 && $(j .exit_code) == null ]] || flunk "signal $(j .signal), exit_code $(j .exit_code)"
+	jq -e '[.events[] | select(.detail == "interrupted: the caller stopped the run")] | length == 1' <<<"$json" >/dev/null ||
+		flunk "no interrupted event: $(jq -c '[.events[].detail]' <<<"$json")"
+	wait_gone "$TAG" 2 || flunk "the sandboxed program survived: $(tagged_pids "$TAG")"
+	assert_no_residue "$(j .sandbox_id)"
+}
+
+@test "SIGINT, SIGTERM or SIGHUP to sandeval exec: the sandbox torn down, the result says interrupted" {
+	interrupt_mid_run INT 130
+	interrupt_mid_run TERM 143
+	interrupt_mid_run HUP 129
+}
+
+# bats test_tags=native
+@test "a signal sandeval exec was started with ignored stays ignored (nohup)" {
+	# SIGHUP ignored from the start: the program runs to its own end (sandeval's
+	# own handling: one backend is enough)
+	env --ignore-signal=HUP "$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" -- "$IN_PROBE" sleep 1.5 "$TAG" \
+		</dev/null >"$BATS_TEST_TMPDIR/bg" 2>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
+	SBX_PID=$!
+	wait_tagged "$TAG" 60 >/dev/null || flunk "the sandboxed program never appeared"
+	kill -HUP "$SBX_PID"
+	rc=0
+	wait "$SBX_PID" || rc=$?
+	SBX_PID=
+	json=$(cat "$BATS_TEST_TMPDIR/bg")
+	expect_status ok
+	assert_eq "$rc" 0 "exit status"
+}
+
 @test "kill -9 of sandeval mid-run, then sandeval gc, leaves nothing" {
 	kill_mid_run "$SANDEVAL" gc
 }

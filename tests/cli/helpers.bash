@@ -86,9 +86,10 @@ assert_eq() {
 	[[ $1 == "$2" ]] || flunk "$3: expected '$2', got '$1'"
 }
 
-# expect_status STATUS: the JSON status, and the exit status that goes with it.
+# expect_status STATUS [RC]: the JSON status, and the exit status that goes
+# with it (RC: interrupted's is 128 + the signal's number).
 expect_status() {
-	local want_rc=1
+	local want_rc=${2:-1}
 	assert_json
 	[[ $1 == ok ]] && want_rc=0
 	[[ $1 == sandbox_error ]] && want_rc=2

@@ -288,6 +288,42 @@ he_samples() {
 	[[ -n $(sqlite3 t.db "select finished_ms from runs where id = '$id' and finished_ms > 0") ]] || flunk "run not finished"
 }
 
+@test "SIGINT or SIGTERM to sandeval run: the running samples stopped, nothing of them recorded, the rest kept; --resume finishes it" {
+	# three samples that pass at once, two that spin until their per-test
+	# timeout (3 s of CPU): the signal comes once the third is recorded, while
+	# the spinning two run (2 jobs); an interrupted sample is no verdict
+	jq -cn '{task_id: "w/0", prompt: "def f():\n", canonical_solution: "    return 0\n", entry_point: "f",
+		test: "def check(candidate):\n    assert candidate() == 0\n"}' >tasks.jsonl
+	local i sig num id n
+	for i in 1 2 3; do jq -cn --arg id "fast$i" '{task_id: "w/0", sample_id: $id, completion: "    return 0\n"}'; done >samples.jsonl
+	for i in 1 2; do jq -cn --arg id "spin$i" '{task_id: "w/0", sample_id: $id, completion: "    while True:\n        pass\n"}'; done >>samples.jsonl
+	for sig in INT TERM; do
+		rm -f t.db
+		env --default-signal=INT "$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --tasks tasks.jsonl --samples samples.jsonl \
+			--no-lint --jobs 2 --timeout 3 >stdout.txt 2>stderr.txt &
+		local pid=$!
+		for ((i = 0; i < 600; i++)); do
+			grep -q "3/5 samples" stderr.txt && break
+			sleep 0.1
+		done
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		num=$(kill -l "$sig")
+		((rc == 128 + num)) || flunk "SIG$sig: exit $rc, not $((128 + num))"
+		id=$(sqlite3 t.db 'select id from runs')
+		[[ $(tail -n 1 stderr.txt) == "sandeval: run: interrupted by SIG$sig: 3/5 samples recorded, none left running; --resume $id continues it" ]] ||
+			flunk "SIG$sig: the last line of stderr"
+		n=$(sqlite3 t.db "select group_concat(sample_id, ' ') from (select sample_id from samples order by sample_id)")
+		[[ $n == "fast1 fast2 fast3" ]] || flunk "SIG$sig: recorded '$n'"
+	done
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --resume "$id" --out out.jsonl
+	((rc == 0)) || flunk "resume: exit $rc"
+	[[ $(jq -c -s 'map([.sample_id, .passed, .tests[0].status]) | sort' out.jsonl) == \
+		'[["fast1",true,"passed"],["fast2",true,"passed"],["fast3",true,"passed"],["spin1",false,"timeout"],["spin2",false,"timeout"]]' ]] ||
+		flunk "the resumed run: $(jq -c '[.sample_id, .passed, .tests[0].status]' out.jsonl)"
+}
+
 @test "a resumed run keeps the timeout, memory, backend and holdout it started with; others given are refused" {
 	run_eval --tasks "$EX/tasks" --samples "$EX/samples/good.jsonl" --out first.jsonl --holdout exclude --timeout 5 \
 		--memory 256M --no-lint --seed 3

@@ -1,7 +1,8 @@
-/* test-pool.c - unit tests of pool.c: every job answered once, more workers than the old fixed 64, failures end every worker */
+/* test-pool.c - unit tests of pool.c: every job answered once, more workers than the old fixed 64, failures end every worker, interrupting it */
 #include "fixture.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -15,15 +16,21 @@ struct ctx {
 	size_t fail_work;	/* this job fails in the worker (SIZE_MAX: none) */
 	size_t fail_done;	/* this job's answer fails done() (SIZE_MAX: none) */
 	size_t crash;		/* this job kills its worker (SIZE_MAX: none) */
+	size_t slow_from;	/* jobs from this one wait for the stop (SIZE_MAX: none) */
+	int cancel_w;		/* done() writes here after cancel_after answers (-1: never) */
+	size_t cancel_after;
 	size_t answered;
 };
 
-static int work(void *arg, size_t job, char **line, struct sd_error *err)
+static int work(void *arg, size_t job, int stop_fd, char **line, struct sd_error *err)
 {
 	struct ctx *c = arg;
 
 	if (job == c->crash)
 		raise(SIGKILL);
+	/* what a sandbox does with its cancel descriptor: 10 s unless stopped */
+	if (job >= c->slow_from && poll(&(struct pollfd){ .fd = stop_fd, .events = POLLIN }, 1, 10000) > 0)
+		return sd_error_set(err, EINTR, "interrupted");
 	if (job == c->fail_work)
 		return sd_error_set(err, EINVAL, "job %zu cannot be done", job);
 	/* a line with a newline inside: the pool keeps it one line */
@@ -45,6 +52,8 @@ static int done(void *arg, size_t job, const char *line, size_t len, struct sd_e
 	c->seen[job]++;
 	c->by[job] = pid;
 	c->answered++;
+	if (c->cancel_w >= 0 && c->answered == c->cancel_after)
+		assert_int_equal(write(c->cancel_w, "x", 1), 1);
 	if (job == c->fail_done)
 		return sd_error_set(err, EIO, "cannot record job %zu", job);
 	return 0;
@@ -80,7 +89,8 @@ static struct ctx *ctx_new(size_t n)
 	c->by = calloc(n + 1, sizeof(*c->by));
 	assert_non_null(c->seen);
 	assert_non_null(c->by);
-	c->fail_work = c->fail_done = c->crash = SIZE_MAX;
+	c->fail_work = c->fail_done = c->crash = c->slow_from = SIZE_MAX;
+	c->cancel_w = -1;
 	return c;
 }
 
@@ -118,7 +128,7 @@ static void test_every_job_once(void **state)
 	size_t workers_seen = 0;
 
 	(void)state;
-	assert_int_equal(pool_run(&ops, c, jobs, 500, 4, &err), 0);
+	assert_int_equal(pool_run(&ops, c, jobs, 500, 4, -1, &err), 0);
 	assert_int_equal(c->answered, 500);
 	for (size_t i = 0; i < 500; i++) {
 		assert_int_equal(c->seen[i], 1);
@@ -146,10 +156,10 @@ static void test_job_numbers_and_fewer_jobs_than_workers(void **state)
 	struct sd_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(pool_run(&ops, c, jobs, 3, 16, &err), 0);
+	assert_int_equal(pool_run(&ops, c, jobs, 3, 16, -1, &err), 0);
 	assert_int_equal(c->answered, 3);
 	assert_int_equal(c->seen[97] + c->seen[3] + c->seen[50], 3);
-	assert_int_equal(pool_run(&ops, c, jobs, 0, 16, &err), 0);	/* nothing to do: no worker */
+	assert_int_equal(pool_run(&ops, c, jobs, 0, 16, -1, &err), 0);	/* nothing to do: no worker */
 	assert_int_equal(c->answered, 3);
 	assert_no_children();
 	ctx_free(c);
@@ -165,7 +175,7 @@ static void test_more_than_64_workers(void **state)
 	int fds = fx_open_fds();
 
 	(void)state;
-	assert_int_equal(pool_run(&ops, c, jobs, 300, 100, &err), 0);
+	assert_int_equal(pool_run(&ops, c, jobs, 300, 100, -1, &err), 0);
 	assert_int_equal(c->answered, 300);
 	for (size_t i = 0; i < 300; i++)
 		assert_int_equal(c->seen[i], 1);
@@ -186,7 +196,7 @@ static void test_failures_end_every_worker(void **state)
 
 	(void)state;
 	c->fail_work = 37;
-	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, &err), -1);
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, -1, &err), -1);
 	assert_string_equal(err.msg, "job 37 cannot be done");
 	assert_int_equal(c->seen[37], 0);
 	assert_true(c->answered < 200);
@@ -196,7 +206,7 @@ static void test_failures_end_every_worker(void **state)
 
 	c = ctx_new(200);
 	c->fail_done = 5;
-	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, &err), -1);
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, -1, &err), -1);
 	assert_string_equal(err.msg, "cannot record job 5");
 	assert_int_equal(fx_open_fds(), fds);
 	assert_no_children();
@@ -204,7 +214,7 @@ static void test_failures_end_every_worker(void **state)
 
 	c = ctx_new(200);
 	c->crash = 120;
-	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, &err), -1);
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 8, -1, &err), -1);
 	assert_contains(err.msg, "a worker died");
 	assert_int_equal(c->seen[120], 0);
 	assert_int_equal(fx_open_fds(), fds);
@@ -223,7 +233,7 @@ static void test_skip(void **state)
 
 	(void)state;
 	skipped = 0;
-	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, &err), 0);	/* job 99 is the last: left out */
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, -1, &err), 0);	/* job 99 is the last: left out */
 	for (size_t i = 0; i < 100; i++)
 		assert_int_equal(c->seen[i], i % 3 ? 1 : 0);
 	assert_int_equal(skipped, 34);
@@ -233,18 +243,62 @@ static void test_skip(void **state)
 		jobs[i] = 3 * i;
 	memset(c->seen, 0, 100 * sizeof(*c->seen));
 	c->answered = 0;
-	assert_int_equal(pool_run(&skip_ops, c, jobs, 10, 4, &err), 0);
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 10, 4, -1, &err), 0);
 	assert_int_equal(c->answered, 0);
 	/* a skip() that fails stops the pool, every worker reaped */
 	skip_fail = 50;
 	for (size_t i = 0; i < 100; i++)
 		jobs[i] = i;
-	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, &err), -1);
+	assert_int_equal(pool_run(&skip_ops, c, jobs, 100, 3, -1, &err), -1);
 	assert_contains(err.msg, "cannot look up job 50");
 	skip_fail = SIZE_MAX;
 	assert_no_children();
 	free(jobs);
 	ctx_free(c);
+}
+
+/* Interrupted (the cancel descriptor ready after 40 answers): the 40 fast
+ * jobs are answered, the slow ones running are stopped through STOP_FD
+ * and answer nothing, no further job starts, every worker ends by itself;
+ * EINTR. Ready before the start: nothing starts at all. */
+static void test_interrupt(void **state)
+{
+	size_t *jobs = jobs_0_to(200);
+	struct sd_error err = { 0 };
+	struct ctx *c = ctx_new(200);
+	int fds = fx_open_fds(), p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	c->slow_from = 40;
+	c->cancel_w = p[1];
+	c->cancel_after = 40;
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 4, p[0], &err), -1);
+	assert_int_equal(err.code, EINTR);
+	assert_string_equal(err.msg, "interrupted");
+	assert_int_equal(c->answered, 40);	/* a slow job that ran its 10 s would be one more */
+	for (size_t i = 0; i < 200; i++)
+		assert_int_equal(c->seen[i], i < 40);
+	assert_no_children();
+	ctx_free(c);
+
+	c = ctx_new(200);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 4, p[0], &err), -1);	/* still ready */
+	assert_int_equal(err.code, EINTR);
+	assert_int_equal(c->answered, 0);
+	assert_no_children();
+	/* a cancel descriptor that never becomes ready changes nothing */
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pool_run(&ops, c, jobs, 200, 4, p[0], &err), 0);
+	assert_int_equal(c->answered, 200);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(fx_open_fds(), fds);
+	ctx_free(c);
+	free(jobs);
 }
 
 int main(void)
@@ -255,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_more_than_64_workers),
 		cmocka_unit_test(test_failures_end_every_worker),
 		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_interrupt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,7 +252,8 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 	cfg.zygote = evaluator_zygote(ev, task);
 	cfg.pool = evaluator_pool(ev);
 	cfg.log_path = ev->o.log_path;
-	return sandbox_run(&cfg, sr, err);
+	cfg.cancel_fd = ev->cancel_fd;
+	return eval_sandbox_run(&cfg, sr, err);
 }
 
 /* A failed oracle's record is an object with one member named "", which no
@@ -287,6 +288,10 @@ int eval_tests(struct evaluator *ev, const struct task *task, const struct sampl
 	if (oracle_failed(expected)) {
 		sample_result_add_test(out, "(oracle)", TS_HARNESS_ERROR, oracle_failed(expected), false, NULL);
 	} else if (!rn || !plan || run_driver(ev, task, rn, source, plan, ev->o.timeout, REPORT_MAX, &sr, &e) < 0) {
+		if (e.code == EINTR) {	/* no verdict: nothing of it is kept */
+			sample_result_release(out);
+			return sd_error_set(err, EINTR, "%s", e.msg);
+		}
 		sample_result_add_test(out, "(sandbox)", TS_HARNESS_ERROR, e.msg, false, NULL);
 	} else {
 		out->sandbox_ids = strdup(sr.id);

@@ -49,6 +49,7 @@ struct evaluator {
 	struct warm lint_warm;			/* runners/lint/zygote.py: the Python linters */
 	struct lint_cache *lint_cache;		/* envelopes by content (lint-cache.c), this process's */
 	struct sandbox_pool *pool;		/* gvisor: sandboxes started ahead (sandbox-pool.h), or NULL */
+	int cancel_fd;				/* evaluator_set_cancel_fd, -1: none */
 };
 
 /* The pool of pre-started gVisor sandboxes every sandbox of a sample is
@@ -70,6 +71,11 @@ struct zygote *evaluator_lint_zygote(struct evaluator *ev);
  * set and no score yet (NAN). -1 on ENOMEM (OUT released). */
 int evaluator_result_start(struct sample_result *out, const struct task *task, const struct sample *sample);
 int64_t evaluator_now_ms(void);
+/* sandbox_run, where a sandbox stopped through its cancel_fd is no result:
+ * -1 with EINTR "interrupted" (SR released). */
+struct sandbox_config;
+struct sandbox_result;
+int eval_sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *sr, struct sd_error *err);
 
 /* eval.c: the tests of one sample, a task's oracle, the test code split. */
 int eval_tests(struct evaluator *ev, const struct task *task, const struct sample *sample,

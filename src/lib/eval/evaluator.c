@@ -244,6 +244,7 @@ struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_err
 		return NULL;
 	}
 	ev->o = *o;
+	ev->cancel_fd = -1;
 	ev->runners_dir = o->runners_dir ? o->runners_dir : evaluator_runners_dir();
 	if (o->backend && strcmp(o->backend, "gvisor") == 0 && o->gvisor_pool > 0 &&
 	    !(ev->pool = sandbox_pool_new((size_t)o->gvisor_pool))) {
@@ -277,6 +278,21 @@ void evaluator_set_limits(struct evaluator *ev, double timeout, uint64_t memory)
 {
 	ev->o.timeout = timeout;
 	ev->o.memory = memory;
+}
+
+int eval_sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *sr, struct sd_error *err)
+{
+	if (sandbox_run(cfg, sr, err) < 0)
+		return -1;
+	if (sr->status != SB_INTERRUPTED)
+		return 0;
+	sandbox_result_release(sr);
+	return sd_error_set(err, EINTR, "interrupted");
+}
+
+void evaluator_set_cancel_fd(struct evaluator *ev, int fd)
+{
+	ev->cancel_fd = fd;
 }
 
 int evaluator_check_lint(struct evaluator *ev, struct sd_error *err)
@@ -367,6 +383,10 @@ int evaluator_sample(struct evaluator *ev, const struct task *task, const struct
 	if (!ev->o.lint)
 		return 0;
 	if (lint_sample(ev, task, sample, out, &e) < 0) {
+		if (e.code == EINTR) {
+			sample_result_release(out);
+			return sd_error_set(err, EINTR, "%s", e.msg);
+		}
 		out->lint = LINT_ERROR;
 		free(out->lint_detail);
 		out->lint_detail = strdup(e.msg);

@@ -65,6 +65,12 @@ const struct evaluator_options *evaluator_options(const struct evaluator *ev);
 /* The per-test timeout and memory of the samples evaluated from now on (the
  * canaries: each is held to its own). */
 void evaluator_set_limits(struct evaluator *ev, double timeout, uint64_t memory);
+/* From now on every sandbox of EV stops once FD reads as ready (sandbox.h,
+ * cancel_fd: a signalfd, a pipe whose writer closed), and what was being
+ * evaluated fails with EINTR ("interrupted") instead of giving a result: an
+ * interrupted sample is no verdict, and nothing of it may be recorded. -1:
+ * never (the default). */
+void evaluator_set_cancel_fd(struct evaluator *ev, int fd);
 /* Why this process could not start warm (its samples then start cold), or NULL. */
 const char *evaluator_warm_error(const struct evaluator *ev);
 /* Why this process could not start lint warm (its samples are then linted
@@ -77,7 +83,8 @@ const char *evaluator_lint_warm_error(const struct evaluator *ev);
  * answers for the task (evaluator_oracle), or NULL. Fills *out
  * (sample_result_release) and returns 0 -- also when sandeval failed on the
  * way (then out->harness_error is set); -1 only when OUT could not be
- * filled at all (ENOMEM). */
+ * filled at all (ENOMEM) or the evaluation was interrupted (EINTR,
+ * evaluator_set_cancel_fd). */
 int evaluator_sample(struct evaluator *ev, const struct task *task, const struct sample *sample,
 		     const json_t *expected, struct sample_result *out, struct sd_error *err);
 /* The tests alone, without lint (the canaries). */

@@ -104,7 +104,7 @@ void lint_batch_split(const char *out, size_t len, json_t *env)
 	}
 }
 
-static int work(void *arg, size_t job, char **line, struct sd_error *err)
+static int work(void *arg, size_t job, int stop_fd, char **line, struct sd_error *err)
 {
 	struct batches *b = arg;
 	const struct batch *bt = &b->v[job];
@@ -128,11 +128,15 @@ static int work(void *arg, size_t job, char **line, struct sd_error *err)
 		return sd_error_set(err, ENOMEM, "lint: out of memory");
 	}
 	json_decref(texts);
+	evaluator_set_cancel_fd(b->ev, stop_fd);	/* this worker's copy */
 	if (lint_run_sandbox(b->ev, lang, NULL, plan, per * (double)bt->n + 10.0, &sr, &e) == 0) {
 		ran = true;
 		/* only from a batch that ended normally */
 		if (sr.status == SB_OK)
 			lint_batch_split(sr.stdout_buf, sr.stdout_len, env);
+	} else if (e.code == EINTR) {
+		json_decref(env);
+		return sd_error_set(err, EINTR, "interrupted");
 	}
 	why = evaluator_lint_warm_error(b->ev);
 	answer = json_pack("{s:s, s:o, s:s}", "id", ran ? sr.id : "", "e", env, "warm", why ? why : "");
@@ -294,7 +298,11 @@ int evaluator_lint_batches(struct evaluator *ev, const struct evaluator_item *it
 		jobs[i] = i;
 	info->programs = b.n_items;
 	info->batches = b.n;
-	if (b.n && pool_run(&ops, &b, jobs, b.n, workers, err) < 0) {
+	if (b.n && pool_run(&ops, &b, jobs, b.n, workers, ev->cancel_fd, err) < 0) {
+		if (err->code == EINTR) {
+			ret = -1;	/* interrupted: the caller stops */
+			goto out;
+		}
 		/* not the run's failure: what did not come back is linted sample by sample */
 		snprintf(info->failed, sizeof(info->failed), "%s", err->msg);
 		memset(err, 0, sizeof(*err));

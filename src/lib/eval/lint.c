@@ -271,7 +271,8 @@ int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code,
 	cfg.zygote = evaluator_lint_zygote(ev);
 	cfg.pool = evaluator_pool(ev);
 	cfg.log_path = ev->o.log_path;
-	return sandbox_run(&cfg, sr, err);
+	cfg.cancel_fd = ev->cancel_fd;
+	return eval_sandbox_run(&cfg, sr, err);
 }
 
 /* Append ", " and the formatted text to *buf (a growing detail message). */
@@ -568,6 +569,8 @@ int lint_sample(struct evaluator *ev, const struct task *task, const struct samp
 		goto ids;
 	}
 	if (lint_run_sandbox(ev, lang, code, plan, ev->o.lint_tool_timeout * (double)n_tools + 10.0, &sr, &e) < 0) {
+		if (e.code == EINTR)
+			return sd_error_set(err, EINTR, "%s", e.msg);
 		r->lint = LINT_ERROR;
 		r->lint_detail = xasprintf("lint sandbox: %s", e.msg);
 		return r->lint_detail ? 0 : sd_error_set(err, ENOMEM, "lint: out of memory");

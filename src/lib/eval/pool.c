@@ -37,7 +37,11 @@ static _Noreturn void worker_main(const struct pool_ops *ops, void *arg, int in,
 	size_t len = 0;
 	ssize_t n;
 
-	signal(SIGINT, SIG_IGN);	/* the pool's process decides when to stop */
+	/* the pool's process decides when to stop (it may block these and read
+	 * them from a signalfd, which a worker must not) */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_DFL);
 	for (;;) {
 		char *nl = memchr(line, '\n', len);
@@ -58,14 +62,16 @@ static _Noreturn void worker_main(const struct pool_ops *ops, void *arg, int in,
 			struct sd_error err = { 0 };
 			char *answer = NULL;
 			size_t job = strtoul(line, NULL, 10);
-			int r = ops->work(arg, job, &answer, &err);
+			int r = ops->work(arg, job, in, &answer, &err);
 			char *text = r == 0 ? xasprintf("=%s\n", answer ? answer : "")
-					    : xasprintf("!%s\n", err.msg[0] ? err.msg : "the worker failed");
+				     : err.code == EINTR ? strdup("~\n")	/* interrupted: no answer */
+				     : xasprintf("!%s\n", err.msg[0] ? err.msg : "the worker failed");
 
 			for (char *p = text ? text + 1 : NULL; p && *p && p[1]; p++)
 				if (*p == '\n')
 					*p = ' ';	/* one line, whatever work() returned */
-			if (!text || write_all(out, text, strlen(text)) < 0 || r < 0)
+			/* interrupted: the job pipe's end comes next, then worker_exit */
+			if (!text || write_all(out, text, strlen(text)) < 0 || (r < 0 && err.code != EINTR))
 				_exit(3);
 			free(text);
 			free(answer);
@@ -78,8 +84,9 @@ static _Noreturn void worker_main(const struct pool_ops *ops, void *arg, int in,
 	_exit(0);
 }
 
-/* Take the whole lines of W's buffer: answers to done(), a failure to *err. */
-static int take_lines(struct worker *w, const struct pool_ops *ops, void *arg, size_t *n_done,
+/* Take the whole lines of W's buffer: answers to done(), a failure to *err;
+ * "~", an interrupted job, only once the pool is (CANCELLED). */
+static int take_lines(struct worker *w, const struct pool_ops *ops, void *arg, size_t *n_done, bool cancelled,
 		      struct sd_error *err)
 {
 	char *nl;
@@ -89,15 +96,17 @@ static int take_lines(struct worker *w, const struct pool_ops *ops, void *arg, s
 		int r;
 
 		*nl = '\0';
-		if (!w->busy || len == 0 || (w->buf[0] != '=' && w->buf[0] != '!'))
+		if (!w->busy || len == 0 || !strchr("=!~", w->buf[0]) || (w->buf[0] == '~' && !cancelled))
 			return sd_error_set(err, EPROTO, "worker %d answered out of turn", (int)w->pid);
 		if (w->buf[0] == '!')
 			return sd_error_set(err, EIO, "%s", w->buf + 1);
-		r = ops->done(arg, w->job, w->buf + 1, len - 1, err);
-		if (r < 0)
-			return -1;
+		if (w->buf[0] == '=') {
+			r = ops->done(arg, w->job, w->buf + 1, len - 1, err);
+			if (r < 0)
+				return -1;
+			(*n_done)++;
+		}
 		w->busy = false;
-		(*n_done)++;
 		w->len -= len + 1;
 		memmove(w->buf, nl + 1, w->len);
 	}
@@ -105,7 +114,7 @@ static int take_lines(struct worker *w, const struct pool_ops *ops, void *arg, s
 }
 
 /* Read what W sent. -1 with *err when it died or answered wrongly. */
-static int read_worker(struct worker *w, const struct pool_ops *ops, void *arg, size_t *n_done,
+static int read_worker(struct worker *w, const struct pool_ops *ops, void *arg, size_t *n_done, bool cancelled,
 		       struct sd_error *err)
 {
 	char chunk[65536];
@@ -126,7 +135,7 @@ static int read_worker(struct worker *w, const struct pool_ops *ops, void *arg, 
 	}
 	memcpy(w->buf + w->len, chunk, (size_t)got);
 	w->len += (size_t)got;
-	return take_lines(w, ops, arg, n_done, err);
+	return take_lines(w, ops, arg, n_done, cancelled, err);
 }
 
 static int start_workers(struct worker *w, size_t nw, const struct pool_ops *ops, void *arg, struct sd_error *err)
@@ -169,18 +178,32 @@ static int start_workers(struct worker *w, size_t nw, const struct pool_ops *ops
 	return 0;
 }
 
+/* Interrupted: no more jobs; the job pipes' end stops what runs (each
+ * busy worker's STOP_FD) and ends the idle workers. */
+static void cancel(struct worker *w, size_t nw)
+{
+	for (size_t j = 0; j < nw; j++)
+		if (w[j].to >= 0) {
+			close(w[j].to);
+			w[j].to = -1;
+		}
+}
+
 int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n, size_t workers,
-	     struct sd_error *err)
+	     int cancel_fd, struct sd_error *err)
 {
 	size_t nw = workers < 1 ? 1 : workers > n ? n : workers, next = 0, n_done = 0;
 	struct worker *w;
 	struct pollfd *pfd;
+	bool cancelled = false;
 	int ret = 0;
 
 	if (n == 0)
 		return 0;
+	if (cancel_fd >= 0 && poll(&(struct pollfd){ .fd = cancel_fd, .events = POLLIN }, 1, 0) > 0)
+		return sd_error_set(err, EINTR, "interrupted");
 	w = calloc(nw, sizeof(*w));
-	pfd = calloc(nw, sizeof(*pfd));
+	pfd = calloc(nw + 1, sizeof(*pfd));
 	if (!w || !pfd) {
 		free(w);
 		free(pfd);
@@ -190,7 +213,9 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 		w[j].to = w[j].from = -1;
 	ret = start_workers(w, nw, ops, arg, err);
 	while (ret == 0 && n_done < n) {
-		for (size_t j = 0; j < nw && ret == 0; j++) {
+		size_t busy = 0, np = 0;
+
+		for (size_t j = 0; j < nw && ret == 0 && !cancelled; j++) {
 			char line[32];
 			int skip = 0;
 
@@ -214,13 +239,25 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 		}
 		if (ret < 0 || n_done >= n)	/* skip() may have left out the last jobs */
 			break;
-		for (size_t j = 0; j < nw; j++)
-			pfd[j] = (struct pollfd){ .fd = w[j].from, .events = POLLIN };
-		if (ret == 0 && poll(pfd, (nfds_t)nw, -1) < 0 && errno != EINTR)
+		/* once interrupted, only the busy workers are heard: the idle ones end */
+		for (size_t j = 0; j < nw; j++) {
+			busy += w[j].busy;
+			pfd[j] = (struct pollfd){ .fd = cancelled && !w[j].busy ? -1 : w[j].from, .events = POLLIN };
+		}
+		if (cancelled && !busy)
+			break;
+		np = nw;
+		if (!cancelled && cancel_fd >= 0)
+			pfd[np++] = (struct pollfd){ .fd = cancel_fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)np, -1) < 0 && errno != EINTR)
 			ret = sd_error_errno(err, errno, "poll");
+		if (ret == 0 && np > nw && pfd[nw].revents) {
+			cancelled = true;
+			cancel(w, nw);
+		}
 		for (size_t j = 0; j < nw && ret == 0; j++)
 			if (pfd[j].revents)
-				ret = read_worker(&w[j], ops, arg, &n_done, err);
+				ret = read_worker(&w[j], ops, arg, &n_done, cancelled, err);
 	}
 	/* Closing the job pipes ends the workers; after a failure they are killed. */
 	for (size_t j = 0; j < nw; j++) {
@@ -235,7 +272,7 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 				kill(w[j].pid, SIGKILL);
 			while (waitpid(w[j].pid, &st, 0) < 0 && errno == EINTR)
 				;
-			if (ret == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+			if (ret == 0 && !cancelled && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 				ret = sd_error_set(err, EIO, "a worker ended with %s %d after its last job",
 						   WIFSIGNALED(st) ? "signal" : "status",
 						   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -244,5 +281,7 @@ int pool_run(const struct pool_ops *ops, void *arg, const size_t *jobs, size_t n
 	}
 	free(w);
 	free(pfd);
+	if (ret == 0 && cancelled && n_done < n)
+		ret = sd_error_set(err, EINTR, "interrupted");
 	return ret;
 }

@@ -86,6 +86,7 @@ void run_options_init(struct run_options *o)
 	 * docs/benchmarks-humaneval.md). */
 	o->jobs = ncpu > 0 ? (size_t)ncpu + 1 : 1;
 	o->breaker_threshold = BREAKER_DEFAULT_THRESHOLD;
+	o->cancel_fd = -1;
 	evaluator_options_init(&o->eval);
 }
 
@@ -439,18 +440,20 @@ static int join_shard(struct run *r, struct sd_error *err)
 
 /* --- the samples, through the pool --- */
 
-static int work(void *arg, size_t i, char **line, struct sd_error *err)
+static int work(void *arg, size_t i, int stop_fd, char **line, struct sd_error *err)
 {
 	struct run *r = arg;
 	const struct sample *s = &r->samples.samples[i];
 	size_t ti = r->task_of[i];
 	struct sample_result res;
 	json_t *j;
-	int ret = r->o.tests ? evaluator_sample(r->ev, &r->view[ti], s, r->expected[ti], &res, err)
-			     : evaluator_lint(r->ev, &r->tasks.tasks[ti], s, &res, err);
+	int ret;
 
+	evaluator_set_cancel_fd(r->ev, stop_fd);	/* this worker's copy of the evaluator */
+	ret = r->o.tests ? evaluator_sample(r->ev, &r->view[ti], s, r->expected[ti], &res, err)
+			 : evaluator_lint(r->ev, &r->tasks.tasks[ti], s, &res, err);
 	if (ret < 0)
-		return sd_error_wrap(err, "sample '%s'", s->sample_id);
+		return err->code == EINTR ? -1 : sd_error_wrap(err, "sample '%s'", s->sample_id);
 	if (r->o.tests && !r->warned && evaluator_warm_error(r->ev)) {
 		warn(r, "no warm start (%s): every sample starts python3 afresh", evaluator_warm_error(r->ev));
 		r->warned = true;
@@ -661,7 +664,7 @@ static int evaluate(struct run *r, struct sd_error *err)
 		ret = lint_ahead(r, queue, err);
 	}
 	if (ret == 0) {
-		ret = pool_run(sh->count ? &shard_ops : &ops, r, queue, r->todo, r->o.jobs, err);
+		ret = pool_run(sh->count ? &shard_ops : &ops, r, queue, r->todo, r->o.jobs, r->o.cancel_fd, err);
 	}
 	free(queue);
 	if (ret == 0 && r->tripped)
@@ -691,6 +694,8 @@ static int start_evaluator(struct run *r, struct sd_error *err)
 {
 	r->o.eval.seed = r->o.seed;
 	r->ev = evaluator_new(&r->o.eval, err);
+	if (r->ev)	/* the canaries' and oracles' sandboxes; each worker sets its own */
+		evaluator_set_cancel_fd(r->ev, r->o.cancel_fd);
 	return r->ev ? 0 : -1;
 }
 
@@ -715,6 +720,8 @@ static int prepare_tests(struct run *r, struct sd_error *err)
 	for (size_t i = 0; i < r->tasks.n; i++) {
 		if (evaluator_oracle(r->ev, &r->view[i], &r->expected[i], err) == 0)
 			continue;
+		if (err->code == EINTR)
+			return -1;
 		/* A native task's reference is the user's to fix: the run stops. A
 		 * published EvalPlus task whose reference fails on its own inputs
 		 * cannot be judged: its samples are harness errors, the rest runs. */

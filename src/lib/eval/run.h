@@ -116,6 +116,12 @@ struct run_options {
 	const char *version;		/* sandeval's, recorded with the run */
 	void (*event)(void *arg, const struct run *run, const struct run_event *ev);	/* may be NULL */
 	void *arg;
+	/* -1 (run_options_init): none. Once it reads as ready (a signalfd of the
+	 * front end's SIGINT and SIGTERM), no sample is started any more, the
+	 * ones running are stopped and their sandboxes destroyed, nothing of
+	 * them is recorded, and run_execute fails with EINTR: the run can be
+	 * resumed as after any stop. Polled, never read. */
+	int cancel_fd;
 };
 
 void run_options_init(struct run_options *o);

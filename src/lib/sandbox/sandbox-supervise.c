@@ -237,6 +237,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 	const struct sandbox_config *cfg = ctx->cfg;
 	struct capture *out = &sv->out, *errc = &sv->err;
 	int64_t kill_time = -1, deadline;
+	bool cancelled = false;
 	uint64_t cpu_limit_ns = (uint64_t)(cfg->cpu_time * 1e9);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -257,7 +258,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 		return sd_error_errno(err, ENOMEM, "output buffers");
 	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
 	while (sv->status_fd >= 0 || out->fd >= 0 || errc->fd >= 0) {
-		struct pollfd pfd[5];
+		struct pollfd pfd[6];
 		int nfds = 0, timeout;
 		int64_t now = now_ms();
 		uint64_t used = 0;	/* CPU ns since the start, read once a wake-up */
@@ -272,6 +273,10 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 				sv->fired = SB_CPU_LIMIT;
 				sandbox_event(ctx, "limit", "cpu_limit: %.3f s of CPU used", (double)used / 1e9);
 			}
+		}
+		if (sv->fired == SB_OK && cancelled && !sv->have_status) {
+			sv->fired = SB_INTERRUPTED;
+			sandbox_event(ctx, "execute", "interrupted: the caller stopped the run");
 		}
 		if (sv->fired != SB_OK && kill_time < 0) {
 			sv->kill(ctx);
@@ -306,6 +311,8 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->in_w, .events = POLLOUT };
 		if (sv->watch_fd >= 0)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->watch_fd, .events = POLLIN };
+		if (sv->fired == SB_OK && cfg->cancel_fd >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = cfg->cancel_fd, .events = POLLIN };
 		if (poll(pfd, (nfds_t)nfds, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -335,6 +342,8 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 					if (sv->t_end < 0)
 						sv->t_end = now_ms();
 				}
+			} else if (pfd[i].fd == cfg->cancel_fd) {
+				cancelled = true;	/* acted on at the top of the loop */
 			} else if (pfd[i].fd == sv->watch_fd) {
 				sv->watch(sv, pfd[i].revents);
 			} else if (pfd[i].fd == sv->in_w) {

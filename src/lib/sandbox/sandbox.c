@@ -77,6 +77,7 @@ void sandbox_config_init(struct sandbox_config *cfg)
 	cfg->output = 1ull << 20;
 	cfg->cgroup_root = "/sys/fs/cgroup";
 	cfg->cgroup_spares = spares_from_env();
+	cfg->cancel_fd = -1;
 }
 
 int sandbox_backend_sweep(const char *state_dir, char *line, bool *removed, struct sd_error *err)
@@ -406,6 +407,7 @@ const char *sandbox_status_name(enum sandbox_status status)
 		[SB_FILE_SIZE_LIMIT] = "file_size_limit",
 		[SB_SECCOMP_VIOLATION] = "seccomp_violation",
 		[SB_SANDBOX_ERROR] = "sandbox_error",
+		[SB_INTERRUPTED] = "interrupted",
 	};
 
 	return (unsigned)status < sizeof(names) / sizeof(names[0]) ? names[status] : "sandbox_error";

@@ -20,6 +20,7 @@ enum sandbox_status {
 	SB_FILE_SIZE_LIMIT,
 	SB_SECCOMP_VIOLATION,
 	SB_SANDBOX_ERROR,
+	SB_INTERRUPTED,		/* the caller's cancel_fd became readable: stopped, destroyed */
 };
 
 struct sandbox_file {
@@ -61,6 +62,11 @@ struct sandbox_config {
 	const char *state_dir;		/* NULL: runrec_state_dir() */
 	struct zygote *zygote;		/* native, image "host": start warm from it (zygote.h) */
 	struct sandbox_pool *pool;	/* gvisor: take a pre-started sandbox from it (sandbox-pool.h) */
+	int cancel_fd;			/* -1 (sandbox_config_init): none. Once it reads as ready
+					 * (data, end of file, a hang-up: a signalfd, a pipe whose
+					 * writer closed), the program is stopped and the sandbox
+					 * destroyed as at a limit: status SB_INTERRUPTED. It is
+					 * polled, never read. */
 };
 
 struct sandbox_event {
