@@ -183,7 +183,7 @@ int cmd_exec(int argc, char **argv)
 		cmd_interrupts_end(sfd);
 		return usage_error("%s", err.msg);
 	}
-	sig = res.status == SB_INTERRUPTED ? cmd_interrupt_signal(sfd) : 0;
+	sig = cmd_interrupt_signal(sfd);	/* or one that came as the program ended */
 	json = sandbox_result_json(&res);
 	if (!json) {
 		sandbox_result_release(&res);
@@ -198,9 +198,8 @@ int cmd_exec(int argc, char **argv)
 	if (res.status == SB_INTERRUPTED)
 		cmd_error("exec: interrupted by SIG%s: the program was stopped and its sandbox destroyed",
 			  sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "INT");
-	code = res.status == SB_OK ? EXIT_RESULT_OK :
-	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE :
-	       res.status == SB_INTERRUPTED ? 128 + (sig ? sig : SIGINT) : EXIT_RESULT_OTHER;
+	code = sig ? 128 + sig : res.status == SB_INTERRUPTED ? 128 + SIGINT : res.status == SB_OK ? EXIT_RESULT_OK :
+	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE : EXIT_RESULT_OTHER;
 	sandbox_result_release(&res);
 	cmd_interrupts_end(sfd);
 	return code;

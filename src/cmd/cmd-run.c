@@ -450,7 +450,7 @@ int cmd_run(int argc, char **argv)
 	struct sd_error err = { 0 };
 	struct store *st = NULL;
 	struct run *run = NULL;
-	int ret, sfd = -1;
+	int ret, sfd = -1, late = 0;
 
 	run_options_init(&c.o);
 	alert_options_init(&c.alerts);
@@ -505,7 +505,10 @@ int cmd_run(int argc, char **argv)
 			ret = 128 + sig;
 		goto out;
 	}
-	cmd_interrupts_end(sfd);	/* the run is recorded: the reports are quick */
+	/* The run is recorded whole: its reports are written even when a signal
+	 * came as the last sample ended (then the exit status says so). */
+	late = cmd_interrupt_signal(sfd);
+	cmd_interrupts_end(sfd);
 	sfd = -1;
 	if (run_complete(run)) {
 		ret = report_all(&c, st, run);
@@ -525,5 +528,5 @@ out:
 	store_close(st);
 	cmd_interrupts_end(sfd);
 	free(c.mini_path);
-	return ret;
+	return late ? 128 + late : ret;
 }
