@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static const char lint_usage[] =
 	"                         in its sandbox, no report of an identical program reused\n"
 	"\n"
 	"Exit status: 0 when every sample was linted (findings are results, not errors);\n"
-	"2 on bad input or when sandeval itself failed.\n";
+	"2 on bad input or when sandeval itself failed; 128 + the signal's number after\n"
+	"SIGINT, SIGTERM or SIGHUP (the lint sandboxes running stopped and torn down).\n";
 
 enum { OPT_TASKS = 256, OPT_SAMPLES, OPT_DB, OPT_JOBS, OPT_JSON, OPT_SEVERITY, OPT_MODEL, OPT_BACKEND,
        OPT_MEMORY, OPT_COLD, OPT_QUIET, OPT_HELP, OPT_SANITIZE };
@@ -295,7 +297,7 @@ int cmd_lint(int argc, char **argv)
 	struct sd_error err = { 0 };
 	struct store *st = NULL;
 	struct run *run = NULL;
-	int ret;
+	int ret, sfd = -1, late = 0;
 
 	run_options_init(&r.o);
 	r.o.tests = false;
@@ -309,6 +311,9 @@ int cmd_lint(int argc, char **argv)
 	if ((r.json && check_writable(r.json, false, &err) < 0) ||
 	    (r.db && !strstr(r.db, "://") && check_writable(r.db, true, &err) < 0))
 		return fail("%s", err.msg);
+	/* Ctrl-C, SIGTERM, SIGHUP: the lint sandboxes running are stopped and
+	 * torn down (docs/lint.md#interrupting-it) */
+	r.o.cancel_fd = sfd = cmd_interrupts();
 	if (!(run = run_new(&r.o, &err)) || run_load(run, &err) < 0) {
 		ret = fail("%s", err.msg);
 		goto out;
@@ -317,8 +322,21 @@ int cmd_lint(int argc, char **argv)
 	r.n_tasks = run_tasks_attempted(run);
 	r.suite_tasks = run_tasks(run)->n;
 	cmd_auto_gc();
-	if (!(st = store_open(r.db ? r.db : ":memory:", &err)) || run_execute(run, st, &err) < 0 ||
-	    load_results(&r, st, run, &err) < 0 || lint_summarize(r.results, NULL, r.samples->n, &sum, &err) < 0 ||
+	if (!(st = store_open(r.db ? r.db : ":memory:", &err)) || run_execute(run, st, &err) < 0) {
+		int sig = err.code == EINTR ? cmd_interrupt_signal(sfd) : 0;
+
+		if (sig) {
+			fail("interrupted by SIG%s: no lint sandbox is left running", sigabbrev_np(sig));
+			ret = 128 + sig;
+		} else {
+			ret = fail("%s", err.msg);
+		}
+		goto out;
+	}
+	late = cmd_interrupt_signal(sfd);	/* as the last sample ended: the report is written */
+	cmd_interrupts_end(sfd);
+	sfd = -1;
+	if (load_results(&r, st, run, &err) < 0 || lint_summarize(r.results, NULL, r.samples->n, &sum, &err) < 0 ||
 	    (r.json && write_json(&r, &sum, &err) < 0)) {
 		ret = fail("%s", err.msg);
 		goto out;
@@ -335,5 +353,6 @@ out:
 	free(r.results);
 	run_free(run);
 	store_close(st);
-	return ret;
+	cmd_interrupts_end(sfd);
+	return late ? 128 + late : ret;
 }

@@ -183,6 +183,33 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 	[[ $out == *"class humaneval: 0.800 (4/5)"* ]] || flunk "table: $out"
 }
 
+@test "SIGTERM to sandeval lint: the lint sandboxes running stopped, the samples linted until then recorded" {
+	need_tools flake8 bandit
+	local i n
+	for i in $(seq 30); do
+		sample "s$i" sum_to $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2  # '"$i"$'\n'
+	done >s.jsonl
+	# --cold: a sandbox a sample, linters executed afresh: slow enough to be caught mid-way
+	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --db l.db --cold --jobs 2 \
+		>stdout.txt 2>stderr.txt &
+	local pid=$!
+	for ((i = 0; i < 600; i++)); do
+		n=$(sqlite3 l.db 'select count(*) from samples' 2>/dev/null) || n=0
+		((n >= 2)) && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	((rc == 143)) || flunk "exit $rc"
+	[[ $(tail -n 1 stderr.txt) == "sandeval: lint: interrupted by SIGTERM: no lint sandbox is left running" ]] ||
+		flunk "the last line of stderr"
+	n=$(sqlite3 l.db 'select count(*) from samples')
+	((n >= 2 && n < 30)) || flunk "$n samples recorded"
+	[[ $(sqlite3 l.db "select count(*) from samples where lint not in ('passed', 'failed')") == 0 ]] ||
+		flunk "an interrupted sample was recorded: $(sqlite3 l.db 'select sample_id, lint from samples')"
+}
+
 @test "--db records a lint-only run; bad options exit 2" {
 	sample clean sum_to $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2\n' >s.jsonl
 	lint --tasks "$EX/tasks" --samples s.jsonl --db l.db
