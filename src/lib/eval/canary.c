@@ -96,6 +96,10 @@ int canary_start(struct canaries *c, struct evaluator *ev, struct sd_error *err)
 			char msg[1024] = "";
 
 			close(p[0]);
+			/* A signalfd inherited as the cancel descriptor would read this
+			 * child's own signals: its caller decides when to stop, once
+			 * these few canaries are done. */
+			evaluator_set_cancel_fd(ev, -1);
 			for (size_t i = k; i < N_CANARIES && !msg[0]; i += CANARY_PROCS)
 				canary_one(i, ev, msg, sizeof(msg));
 			evaluator_free(ev);	/* this child's copy, and the zygote it started */

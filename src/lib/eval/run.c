@@ -708,8 +708,13 @@ static int prepare_tests(struct run *r, struct sd_error *err)
 	if (canary_start(&canaries, r->ev, err) < 0)
 		return -1;
 	/* HumanEval/MBPP test code taken apart once here, not in every sample */
-	if (evaluator_prepare(r->ev, r->tasks.tasks, r->tasks.n, &e) < 0)
+	if (evaluator_prepare(r->ev, r->tasks.tasks, r->tasks.n, &e) < 0) {
+		if (e.code == EINTR) {
+			canary_finish(&canaries, NULL);
+			return sd_error_set(err, EINTR, "interrupted");
+		}
 		warn(r, "%s (each sample parses its tests itself)", e.msg);
+	}
 	if (make_views(r, err) < 0) {
 		canary_finish(&canaries, NULL);
 		return -1;
