@@ -50,6 +50,7 @@ static void test_config_defaults(void **state)
 	assert_null(cfg.log_path);
 	assert_string_equal(cfg.cgroup_root, "/sys/fs/cgroup");
 	assert_null(cfg.state_dir);
+	assert_int_equal(cfg.cancel_fd, -1);	/* 0 would be stdin: polled, it would stop every run */
 }
 
 static void check_fails(const struct sandbox_config *cfg, const char *msg)
@@ -275,12 +276,13 @@ static void test_status_names(void **state)
 		[SB_FILE_SIZE_LIMIT] = "file_size_limit",
 		[SB_SECCOMP_VIOLATION] = "seccomp_violation",
 		[SB_SANDBOX_ERROR] = "sandbox_error",
+		[SB_INTERRUPTED] = "interrupted",
 	};
 
 	(void)state;
-	for (int s = SB_OK; s <= SB_SANDBOX_ERROR; s++)
+	for (int s = SB_OK; s <= SB_INTERRUPTED; s++)
 		assert_string_equal(sandbox_status_name((enum sandbox_status)s), want[s]);
-	assert_string_equal(sandbox_status_name((enum sandbox_status)(SB_SANDBOX_ERROR + 1)), "sandbox_error");
+	assert_string_equal(sandbox_status_name((enum sandbox_status)(SB_INTERRUPTED + 1)), "sandbox_error");
 	assert_string_equal(sandbox_status_name((enum sandbox_status)-1), "sandbox_error");
 }
 
