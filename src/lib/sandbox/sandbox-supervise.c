@@ -311,7 +311,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->in_w, .events = POLLOUT };
 		if (sv->watch_fd >= 0)
 			pfd[nfds++] = (struct pollfd){ .fd = sv->watch_fd, .events = POLLIN };
-		if (sv->fired == SB_OK && cfg->cancel_fd >= 0)
+		if (sv->fired == SB_OK && !cancelled && cfg->cancel_fd >= 0)	/* once: it stays ready */
 			pfd[nfds++] = (struct pollfd){ .fd = cfg->cancel_fd, .events = POLLIN };
 		if (poll(pfd, (nfds_t)nfds, timeout) < 0) {
 			if (errno == EINTR)
