@@ -396,11 +396,11 @@ kill_mid_run() {
 # sandbox down itself, prints the result ("interrupted", the output until
 # then) and exits with STATUS; nothing of the run is left, without a gc.
 # (env --default-signal: a shell's background job inherits SIGINT ignored,
-# and sandeval leaves an ignored signal ignored, as nohup wants.)
+# `nohup make check` SIGHUP, and sandeval leaves an ignored signal ignored.)
 interrupt_mid_run() {
 	"$SANDEVAL" gc >/dev/null 2>&1 || true
 	snapshot_host
-	env --default-signal=INT "$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" --wall-time 60 \
+	env --default-signal "$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" --wall-time 60 \
 		--cpu-time 60 -- "$IN_PROBE" sleep 30 "$TAG" </dev/null >"$BATS_TEST_TMPDIR/bg" 2>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
 	SBX_PID=$!
 	if is_gvisor; then

@@ -190,7 +190,7 @@ field() { jq -r --arg id "$1" ".samples[] | select(.sample_id == \$id) | $2" lin
 		sample "s$i" sum_to $'def sum_to(n: int) -> int:\n    return n * (n + 1) // 2  # '"$i"$'\n'
 	done >s.jsonl
 	# --cold: a sandbox a sample, linters executed afresh: slow enough to be caught mid-way
-	"$SANDEVAL" lint "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --db l.db --cold --jobs 2 \
+	env --default-signal "$SANDEVAL" lint "${BACKEND_OPTS[@]}" --tasks "$EX/tasks" --samples s.jsonl --db l.db --cold --jobs 2 \
 		>stdout.txt 2>stderr.txt &
 	local pid=$!
 	for ((i = 0; i < 600; i++)); do

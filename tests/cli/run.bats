@@ -299,7 +299,7 @@ he_samples() {
 	for i in 1 2; do jq -cn --arg id "spin$i" '{task_id: "w/0", sample_id: $id, completion: "    while True:\n        pass\n"}'; done >>samples.jsonl
 	for sig in INT TERM; do
 		rm -f t.db
-		env --default-signal=INT "$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --tasks tasks.jsonl --samples samples.jsonl \
+		env --default-signal "$SANDEVAL" run "${BACKEND_OPTS[@]}" --db t.db --tasks tasks.jsonl --samples samples.jsonl \
 			--no-lint --jobs 2 --timeout 3 >stdout.txt 2>stderr.txt &
 		local pid=$!
 		for ((i = 0; i < 600; i++)); do
@@ -668,7 +668,10 @@ warm_three() {
 		run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --no-lint "$mode"
 		got+=("$(jq -r '.tests[0].detail' out.jsonl)")
 	done
-	[[ ${got[0]} == *"default_int_handler> ['0000000000000000', '0000000001001000']"* ]] ||
+	# SIGINT handled, nothing blocked; the ignored set (SigIgn) is python3's
+	# own (SIGPIPE, SIGXFSZ) plus what the caller ignored where libc cannot
+	# reset it (signals 32 and 33 under make check): the same warm and cold
+	[[ ${got[0]} == *"default_int_handler> ['0000000000000000', '"* ]] ||
 		flunk "warm: $(printf '%s\n' "${got[@]}")"
 	[[ ${got[0]} == "${got[1]}" ]] || flunk "warm and cold differ: $(printf '%s\n' "${got[@]}")"
 }
