@@ -129,7 +129,8 @@ run_in_background() {
 		shift
 	done
 	shift
-	"$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" "${opts[@]}" -- "$IN_PROBE" "$@" \
+	# every signal as default: end_background sends SIGTERM, which a caller may ignore
+	env --default-signal "$SANDEVAL" exec "${BACKEND_OPTS[@]}" --file "$IN_PROBE=$PROBE" "${opts[@]}" -- "$IN_PROBE" "$@" \
 		</dev/null >"$BATS_TEST_TMPDIR/bg" 2>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
 	SBX_PID=$!
 }
@@ -137,9 +138,15 @@ run_in_background() {
 # end_background PID: end the run_in_background run once the test has looked
 # at its program (host pid PID): killed from the host, natively (init reports
 # it, sandeval tears the sandbox down as for any end); under gVisor, where the
-# host sees only runsc's processes, the program runs to its own end.
+# host sees only runsc's processes, sandeval is sent SIGTERM (it tears the
+# sandbox down: exec.md#interrupting-it). Either way the program may sleep
+# long: a loaded machine's look at /proc took longer than an 8 s sleep.
 end_background() {
-	is_gvisor || kill -KILL "$1" 2>/dev/null || true
+	if is_gvisor; then
+		kill -TERM "$SBX_PID" 2>/dev/null || true
+	else
+		kill -KILL "$1" 2>/dev/null || true
+	fi
 	wait "$SBX_PID" || true
 	SBX_PID=
 }
