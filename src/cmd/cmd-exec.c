@@ -93,7 +93,7 @@ int cmd_exec(int argc, char **argv)
 	cleanup_free struct sandbox_file *files = calloc((size_t)argc, sizeof(*files));
 	cleanup_free char **env = calloc((size_t)argc, sizeof(char *));
 	cleanup_free char *json = NULL;
-	int opt, code, sfd, sig;
+	int opt, code, ran, sig;
 
 	if (!files || !env)
 		return usage_error("%s", "out of memory");
@@ -178,16 +178,14 @@ int cmd_exec(int argc, char **argv)
 	cmd_auto_gc();
 	/* Ctrl-C, SIGTERM or SIGHUP stop the program and destroy the sandbox,
 	 * and the result says so ("interrupted"), with the output until then */
-	cfg.cancel_fd = sfd = cmd_interrupts();
-	if (sandbox_run(&cfg, &res, &err) < 0) {
-		cmd_interrupts_end(sfd);
+	cfg.cancel_fd = cmd_interrupts();
+	ran = sandbox_run(&cfg, &res, &err);
+	sig = cmd_interrupts_end(cfg.cancel_fd);	/* or one that came as the program ended */
+	if (ran < 0)
 		return usage_error("%s", err.msg);
-	}
-	sig = cmd_interrupt_signal(sfd);	/* or one that came as the program ended */
 	json = sandbox_result_json(&res);
 	if (!json) {
 		sandbox_result_release(&res);
-		cmd_interrupts_end(sfd);
 		cmd_error("exec: cannot format the result");
 		return EXIT_USAGE;
 	}
@@ -201,6 +199,5 @@ int cmd_exec(int argc, char **argv)
 	code = sig ? 128 + sig : res.status == SB_INTERRUPTED ? 128 + SIGINT : res.status == SB_OK ? EXIT_RESULT_OK :
 	       res.status == SB_SANDBOX_ERROR ? EXIT_USAGE : EXIT_RESULT_OTHER;
 	sandbox_result_release(&res);
-	cmd_interrupts_end(sfd);
 	return code;
 }

@@ -323,9 +323,10 @@ int cmd_lint(int argc, char **argv)
 	r.suite_tasks = run_tasks(run)->n;
 	cmd_auto_gc();
 	if (!(st = store_open(r.db ? r.db : ":memory:", &err)) || run_execute(run, st, &err) < 0) {
-		int sig = err.code == EINTR ? cmd_interrupt_signal(sfd) : 0;
+		int sig = cmd_interrupts_end(sfd);
 
-		if (sig) {
+		sfd = -1;
+		if (sig && err.code == EINTR) {
 			fail("interrupted by SIG%s: no lint sandbox is left running", sigabbrev_np(sig));
 			ret = 128 + sig;
 		} else {
@@ -333,8 +334,7 @@ int cmd_lint(int argc, char **argv)
 		}
 		goto out;
 	}
-	late = cmd_interrupt_signal(sfd);	/* as the last sample ended: the report is written */
-	cmd_interrupts_end(sfd);
+	late = cmd_interrupts_end(sfd);	/* as the last sample ended: the report is written */
 	sfd = -1;
 	if (load_results(&r, st, run, &err) < 0 || lint_summarize(r.results, NULL, r.samples->n, &sum, &err) < 0 ||
 	    (r.json && write_json(&r, &sum, &err) < 0)) {

@@ -485,8 +485,11 @@ int cmd_run(int argc, char **argv)
 	}
 	cmd_auto_gc();
 	if (!(st = store_open(c.db, &err)) || run_execute(run, st, &err) < 0) {
-		int sig = err.code == EINTR ? cmd_interrupt_signal(sfd) : 0;
+		int sig = cmd_interrupts_end(sfd);
 
+		sfd = -1;
+		if (err.code != EINTR)
+			sig = 0;	/* the failure is what it reports */
 		if (c.tty && !c.quiet && c.total)
 			fputc('\n', stderr);	/* after the progress bar */
 		if (sig && c.started && c.o.shard.count)
@@ -507,8 +510,7 @@ int cmd_run(int argc, char **argv)
 	}
 	/* The run is recorded whole: its reports are written even when a signal
 	 * came as the last sample ended (then the exit status says so). */
-	late = cmd_interrupt_signal(sfd);
-	cmd_interrupts_end(sfd);
+	late = cmd_interrupts_end(sfd);
 	sfd = -1;
 	if (run_complete(run)) {
 		ret = report_all(&c, st, run);

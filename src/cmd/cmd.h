@@ -38,9 +38,9 @@ int cmd_auto_gc(void);
  * so that what runs is stopped and torn down before the command ends. -1
  * when it cannot be made: the signals then end the process as before. */
 int cmd_interrupts(void);
-/* The signal that came on FD (cmd_interrupts), or 0 when none did. */
-int cmd_interrupt_signal(int fd);
-/* Close FD and unblock the signals again: one still pending acts now. */
-void cmd_interrupts_end(int fd);
+/* Close FD (-1: nothing to do) and unblock the signals again. Returns the
+ * signal that came on FD, taken, or 0 when none did; another one still
+ * pending acts now. */
+int cmd_interrupts_end(int fd);
 
 #endif

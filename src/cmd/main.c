@@ -88,19 +88,17 @@ int cmd_interrupts(void)
 	return fd;
 }
 
-int cmd_interrupt_signal(int fd)
+int cmd_interrupts_end(int fd)
 {
 	struct signalfd_siginfo si;
+	int sig;
 
-	return fd >= 0 && read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
-}
-
-void cmd_interrupts_end(int fd)
-{
 	if (fd < 0)
-		return;
+		return 0;
+	sig = read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
 	close(fd);
 	sigprocmask(SIG_SETMASK, &interrupts_old, NULL);
+	return sig;
 }
 
 static void usage(FILE *f)

@@ -73,8 +73,6 @@ int evaluator_result_start(struct sample_result *out, const struct task *task, c
 int64_t evaluator_now_ms(void);
 /* sandbox_run, where a sandbox stopped through its cancel_fd is no result:
  * -1 with EINTR "interrupted" (SR released). */
-struct sandbox_config;
-struct sandbox_result;
 int eval_sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *sr, struct sd_error *err);
 
 /* eval.c: the tests of one sample, a task's oracle, the test code split. */
