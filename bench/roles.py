@@ -5,8 +5,10 @@
 
 Runs COMMAND under `perf record -a` with three scheduler tracepoints
 (sched_stat_runtime: the CPU each task ran; sched_process_fork and
-sched_process_exec: who started whom, and what it executes) and sums each
-task's CPU by its place in the process tree COMMAND started:
+sched_process_exec: who started whom, and what it executes) and the two
+page-fault tracepoints (exceptions:page_fault_user and _kernel), and sums
+each task's CPU and page faults by its place in the process tree COMMAND
+started:
 
   sandeval     COMMAND's own process
   sandeval's forks
@@ -33,22 +35,26 @@ import subprocess
 import sys
 import tempfile
 
-EVENTS = ["sched:sched_stat_runtime", "sched:sched_process_fork", "sched:sched_process_exec"]
+EVENTS = ["sched:sched_stat_runtime", "sched:sched_process_fork", "sched:sched_process_exec",
+          "exceptions:page_fault_user", "exceptions:page_fault_kernel"]
 FIELD = re.compile(r"(\w+)=(\S+)")
 
 
 def parse(path):
-    """Yield (event, fields) from perf script's output."""
-    out = subprocess.run(["perf", "script", "-i", path, "-F", "event,trace"],
+    """Yield (event, fields) from perf script's output; fields["_pid"] is the task's."""
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,event,trace"],
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         line = line.strip()
         if not line:
             continue
-        # "sched:sched_stat_runtime: comm=... pid=... runtime=..."
-        _, _, rest = line.partition(":")
+        # "1234 sched:sched_stat_runtime: comm=... pid=... runtime=..."
+        task, _, line = line.partition(" ")
+        _, _, rest = line.strip().partition(":")
         event, _, trace = rest.partition(":")
-        yield event.strip(), dict(FIELD.findall(trace))
+        fields = dict(FIELD.findall(trace))
+        fields["_pid"] = task
+        yield event.strip(), fields
 
 
 def main(argv):
@@ -76,6 +82,7 @@ def main(argv):
         sys.exit(f"roles: '{' '.join(cmd)}' exited with {r.returncode}")
 
     parent, comm, exe, cpu = {}, {}, {}, collections.Counter()
+    faults = collections.Counter()
     root = None
     for event, f in parse(path):
         if event == "sched_process_fork":
@@ -91,6 +98,8 @@ def main(argv):
             pid = int(f["pid"])
             cpu[pid] += int(f["runtime"])
             comm.setdefault(pid, f.get("comm", "?"))
+        elif event.startswith("page_fault"):
+            faults[int(f["_pid"])] += 1
     if tmp:
         tmp.cleanup()
     if root is None:
@@ -129,18 +138,23 @@ def main(argv):
         memo[pid] = r
         return r
 
-    by = collections.Counter()
+    by, byf = collections.Counter(), collections.Counter()
     for pid, ns in cpu.items():
         by[role(pid)] += ns
+    for pid, n in faults.items():
+        byf[role(pid)] += n
     total = sum(v for k, v in by.items() if not k.startswith("outside"))
-    print(f"{'role':32} {'CPU ms':>10} {'share':>7}" + (f" {'ms/sample':>10}" if samples else ""))
+    per = f" {'ms/sample':>10} {'faults/sample':>14}" if samples else ""
+    print(f"{'role':32} {'CPU ms':>10} {'share':>7} {'faults':>9}" + per)
     for k, v in sorted(by.items(), key=lambda kv: -kv[1]):
         if k.startswith("outside") and v < 1e6:
             continue
         share = f"{100 * v / total:6.1f}%" if not k.startswith("outside") else "      -"
-        print(f"{k:32} {v / 1e6:10.1f} {share}" + (f" {v / 1e6 / samples:10.2f}" if samples else ""))
-    print(f"{'command tree':32} {total / 1e6:10.1f}" + (f"        {total / 1e6 / samples:10.2f}" if samples else ""))
-
+        per = f" {v / 1e6 / samples:10.2f} {byf[k] / samples:14.0f}" if samples else ""
+        print(f"{k:32} {v / 1e6:10.1f} {share} {byf[k]:9}" + per)
+    tf = sum(v for k, v in byf.items() if not k.startswith("outside"))
+    per = f" {total / 1e6 / samples:10.2f} {tf / samples:14.0f}" if samples else ""
+    print(f"{'command tree':32} {total / 1e6:10.1f} {'':7} {tf:9}" + per)
 
 if __name__ == "__main__":
     main(sys.argv[1:])

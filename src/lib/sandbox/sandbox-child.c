@@ -37,6 +37,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -286,6 +287,35 @@ static void mkdirs(char *path)
 	}
 }
 
+/* Copy IN to OUT in the kernel (sendfile: no buffer of ours, whose stack
+ * frame alone would cost a fresh init 16 page faults); a source sendfile
+ * cannot read (a pipe) goes through a page-sized buffer. */
+static void copy_in(int in, int out, const char *src, const char *rel, unsigned long long *bytes)
+{
+	bool by_hand = false;
+
+	for (;;) {
+		char buf[4096];
+		ssize_t n = by_hand ? read(in, buf, sizeof(buf)) : sendfile(out, in, NULL, 1 << 30);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !by_hand && (errno == EINVAL || errno == ENOSYS)) {
+			by_hand = true;
+			continue;
+		}
+		if (n < 0 && by_hand)
+			die("cannot read '%s'", src);
+		if (n < 0)
+			die("cannot copy '%s' into '/work/%s' (does it fit in --tmpfs?)", src, rel);
+		if (n == 0)
+			return;
+		if (by_hand && write_all(out, buf, (size_t)n) < 0)
+			die("cannot copy '%s' into '/work/%s' (does it fit in --tmpfs?)", src, rel);
+		*bytes += (unsigned long long)n;
+	}
+}
+
 /* Copy the files the parent opened into /work, each behind a read-only bind. */
 static void inject(void)
 {
@@ -307,20 +337,7 @@ static void inject(void)
 		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
 		if (out < 0)
 			die("cannot create '/work/%s' (given twice, or its parent is a file?)", rel);
-		for (;;) {
-			char buf[65536];
-			ssize_t n = read(args->file_fds[i], buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				die("cannot read '%s'", cfg->files[i].src);
-			if (n == 0)
-				break;
-			if (write_all(out, buf, (size_t)n) < 0)
-				die("cannot copy '%s' into '/work/%s' (does it fit in --tmpfs?)", cfg->files[i].src, rel);
-			bytes += (unsigned long long)n;
-		}
+		copy_in(args->file_fds[i], out, cfg->files[i].src, rel, &bytes);
 		close(out);
 		close(args->file_fds[i]);
 		bind_mount(path, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);

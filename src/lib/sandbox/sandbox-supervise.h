@@ -48,7 +48,7 @@ struct supervise {
 	 * rusage of init alone misses them. */
 	int64_t cpu_seen_ms;
 	struct capture out, err;
-	char in_buf[65536];	/* read from in_src, not yet taken by the pipe */
+	char *in_buf;		/* read from in_src, not yet taken by the pipe (allocated at the first read) */
 	size_t in_off, in_len;
 };
 
