@@ -15,6 +15,10 @@ def load(runners):
     lib = ctypes.PyDLL(os.path.join(runners, "sandeval-zygote.so"))
     lib.sandeval_zygote_arg.restype = ctypes.c_char_p
     lib.sandeval_zygote_env.restype = ctypes.c_char_p
+    # Resolved here, once: a ctypes function's first lookup builds objects
+    # all over the heap -- in each fork, 80 page faults and ~1.8 ms here
+    # (bench/pages.c: a copied page costs 14 us on some machines).
+    lib.after_fork = ctypes.pythonapi.PyOS_AfterFork_Child
     return lib
 
 
@@ -72,7 +76,7 @@ def serve(lib):
     if lib.sandeval_zygote_serve(3) != 0:
         os._exit(0)
     # A sandbox's program process (pid 2 of a fresh sandbox).
-    ctypes.pythonapi.PyOS_AfterFork_Child()
+    lib.after_fork()
     argv = []
     while lib.sandeval_zygote_arg(len(argv)) is not None:
         argv.append(os.fsdecode(lib.sandeval_zygote_arg(len(argv))))

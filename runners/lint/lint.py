@@ -25,6 +25,7 @@ is an alarm (a tool stuck where Python cannot interrupt it is stopped by
 the sandbox's wall-time limit instead: the sample's lint is then an error).
 Everything else is executed as on a cold start.
 """
+import ctypes
 import io
 import json
 import os
@@ -253,13 +254,17 @@ def restore(path, data):
         f.write(data)
 
 
+# Looked up at import, in the zygote once for every sample (a fork's first
+# lookup costs it ~60 page faults); every lint run calls it.
+prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
 def undumpable():
     """PR_SET_DUMPABLE 0: a linter this process executes (cold), running as the
     same user, can then neither trace it nor open its memory or descriptors
     under /proc (its stdout, where the batch's envelopes go); the sandbox's
     seccomp filter refuses ptrace already."""
-    import ctypes
-    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+    if prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 

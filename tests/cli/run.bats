@@ -706,6 +706,36 @@ print(len(before), big(before), big(warm.free_blocks()), len(warm.ballast))' "$r
 }
 
 # bats test_tags=native
+@test "warm starts: ctypes functions are looked up in the zygote, not in every fork" {
+	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
+	# A ctypes function's first lookup builds objects all over the heap: in
+	# a fork, 60-80 page faults and 1-2 ms each (docs/benchmarks-humaneval.md).
+	# The three the sample path calls (PyOS_AfterFork_Child, the driver's and
+	# the linter's prctl) are looked up before the zygote serves; a fork then
+	# finds them cached and faults on none of that.
+	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
+	run /usr/bin/python3 -I -S -c '
+import ctypes, resource, os, sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/python", sys.argv[1] + "/lint"]
+import warm, driver, lint
+lib = warm.load(sys.argv[1])
+cached = [n in vars(o) for o, n in ((ctypes.pythonapi, "PyOS_AfterFork_Child"),)]
+cached += [isinstance(m.prctl, ctypes._CFuncPtr) for m in (driver, lint)]
+flt = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+pid = os.fork()
+if pid == 0:
+    a = flt(); lib.after_fork(); driver.prctl(0, 0, 0, 0, 0); b = flt()
+    os._exit(min(b - a, 250))
+print(*cached, os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))' "$runners"
+	((status == 0)) || flunk "$output"
+	read -r after_fork driver_prctl lint_prctl faults <<<"$output"
+	[[ "$after_fork $driver_prctl $lint_prctl" == "True True True" ]] || flunk "$output"
+	# the calls themselves, in the fork: a few dozen faults (80 + 60 more
+	# when each was looked up there)
+	((faults < 100)) || flunk "$output"
+}
+
+# bats test_tags=native
 @test "warm starts: without the zygote's library the run says so once and every sample starts cold" {
 	[[ $BACKEND == native ]] || skip "native: warm starts are the native backend's"
 	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
