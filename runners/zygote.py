@@ -26,6 +26,7 @@ try:
     import collections, copy, heapq, itertools, math, re, string, typing  # noqa: F401,E401
     import warm
     lib = warm.load(here)
+    driver.warm_up()
 except BaseException as e:
     os.write(3, ("cannot load the driver: %s: %s" % (type(e).__name__, e)).encode()[:500])
     os._exit(1)
