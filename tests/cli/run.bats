@@ -742,7 +742,11 @@ print(*cached, os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))' "$runners"
 	# typing's caches, page by page; driver.warm_up() does both in the zygote
 	# (docs/benchmarks-humaneval.md: 730 -> 600 faults in the driver). A
 	# HumanEval prompt compiled and run in a fork, before and after it:
-	runners=${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}
+	# The modules come from bytecode, as an installed zygote's do: compiling
+	# their source would warm the parser before the first probe (173 faults
+	# then, not 277: a uid that cannot write __pycache__ saw that).
+	cp -r "${SANDEVAL_RUNNERS:-$BATS_TEST_DIRNAME/../../runners}" runners
+	/usr/bin/python3 -I -S -m compileall -q runners >/dev/null || flunk "cannot compile the runners"
 	run /usr/bin/python3 -I -S -c '
 import gc, os, resource, sys
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/python"]
@@ -758,7 +762,7 @@ def probe():
 def settle():  # as warm.serve() does before it forks: allocations then land on fresh pages
     gc.collect(); warm.fill_pools(); gc.freeze()
 settle(); probe()
-driver.warm_up(); settle(); probe()' "$runners"
+driver.warm_up(); settle(); probe()' "$PWD/runners"
 	((status == 0)) || flunk "$output"
 	read -r -d '' before after <<<"$output" || true
 	# here 277-284 against 113-120 faults: by a third at the least
