@@ -340,6 +340,17 @@ teardown() {
 	assert_eq "$(kv fds)" "0,1,2" "open descriptors"
 }
 
+# bats test_tags=native
+@test "signals ignored or blocked where sandeval was started are default and unblocked in the program" {
+	# (a shell's background job ignores SIGINT and SIGQUIT, nohup SIGHUP;
+	# an exec keeps both ignored and blocked signals; gVisor's
+	# /proc/self/status has no Sig lines to show them)
+	json=$(env --ignore-signal=HUP,INT,QUIT,USR1,TERM,PIPE,XFSZ --block-signal=USR2,ALRM "$SANDEVAL" exec \
+		"${BACKEND_OPTS[@]}" -- /bin/grep -E '^Sig(Blk|Ign):' /proc/self/status </dev/null) && rc=0 || rc=$?
+	expect_status ok
+	assert_eq "$(out | tr '\t\n' ' ')" "SigBlk: 0000000000000000 SigIgn: 0000000000000000 " "the program's signal state"
+}
+
 @test "capabilities are all dropped; no_new_privs and seccomp are on" {
 	probe -- caps
 	expect_status ok

@@ -59,6 +59,22 @@ extern char **environ;
 
 static struct child_args *args;
 
+/* Event lines wait here and go out together: each write to the message pipe
+ * wakes the supervisor, which costs the writer ~10 us where an interrupt
+ * between CPUs is dear (a PVM guest, docs/benchmarks-exec.md). An error or
+ * the exec line goes at once with what waited; so does what init has
+ * written before it waits for the grant. (The vforked program shares this
+ * buffer with init, which leaves it empty.) */
+static char pending[CTL_LINE_MAX];
+static size_t npending;
+
+static void msg_flush(void)
+{
+	if (npending)
+		write_all(args->msg_fd, pending, npending);
+	npending = 0;
+}
+
 static void msg(char type, const char *fmt, ...)
 {
 	char line[2048];
@@ -76,7 +92,12 @@ static void msg(char type, const char *fmt, ...)
 		if (line[i] == '\n')
 			line[i] = ' ';
 	line[n++] = '\n';
-	write_all(args->msg_fd, line, (size_t)n);
+	if (npending + (size_t)n > sizeof(pending))
+		msg_flush();
+	memcpy(pending + npending, line, (size_t)n);
+	npending += (size_t)n;
+	if (type != CTL_EVENT && type != CTL_INFO)
+		msg_flush();
 }
 
 /* Report a setup failure with errno's text and end the process. */
@@ -430,9 +451,14 @@ static void set_rlimit(int res, rlim_t soft, rlim_t hard, const char *name)
 
 static void drop_privileges(void)
 {
+	/* Capabilities are numbered without gaps: the first the kernel calls
+	 * invalid is one past its last (libcap's cap_max_bits() probes so). */
 	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap) < 0) {
+			if (errno == EINVAL)
+				break;
 			die("cannot drop capability %d from the bounding set", cap);
+		}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		die("cannot clear ambient capabilities");
 	set_caps(false);
@@ -488,6 +514,32 @@ static void send_listener(int fd)
 	args->notify_sock = -1;
 }
 
+/* Every signal back to SIG_DFL. Only those ignored or caught need a call,
+ * and /proc/self/status names them in one read where asking each signal is
+ * 64 calls (~70 us where a call costs 1 us: docs/benchmarks-exec.md);
+ * without the file, all of them. */
+static void default_signals(void)
+{
+	unsigned long long ign, cgt, set = ~0ULL;
+	char buf[4096], *p;
+	ssize_t n = -1;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		if ((p = strstr(buf, "\nSigIgn:\t")) && sscanf(p, "\nSigIgn:\t%llx", &ign) == 1 &&
+		    (p = strstr(p, "\nSigCgt:\t")) && sscanf(p, "\nSigCgt:\t%llx", &cgt) == 1)
+			set = ign | cgt;
+	}
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+		if (set & (1ULL << (sig - 1)))
+			signal(sig, SIG_DFL);
+}
+
 /* Constrain the program's process, then execute it (or, warm, return). */
 static void run_program(void)
 {
@@ -503,8 +555,7 @@ static void run_program(void)
 	 * A warm interpreter keeps what python3 set at its start (SIGPIPE and
 	 * SIGXFSZ ignored, SIGINT its handler), as it would after an exec. */
 	if (!args->warm)
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
+		default_signals();
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int i = 0; i < 3; i++)
@@ -645,6 +696,7 @@ static void join_cgroup(struct child_args *a)
 	struct cgroup_grant g;
 	int fds[CG_NCTL], n;
 
+	msg_flush();	/* before we wait: the supervisor may be waiting for them */
 	if (recv_fds(a->notify_sock, &g, sizeof(g), fds, CG_NCTL, &n, 0) != (ssize_t)sizeof(g) ||
 	    g.magic != CGROUP_GRANT_MAGIC) {
 		errno = EPROTO;

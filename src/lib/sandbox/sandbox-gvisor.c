@@ -634,14 +634,14 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		}
 		gv->helper = -1;
 		supervise_finish(&sv, &ru);
-		if (ctx->cg && cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
-			ctx->res->sandbox_cpu_ms = (int64_t)(st.cpu_ns / 1000000);
+		if (sv.stats.has_cpu)
+			ctx->res->sandbox_cpu_ms = (int64_t)(sv.stats.cpu_ns / 1000000);
 		sandbox_event(ctx, "execute", "sandbox host CPU %lld ms, %lld ms of it before the sample came "
 			      "(%s, started %lld ms before)", (long long)ctx->res->sandbox_cpu_ms,
 			      (long long)ctx->res->prestart_cpu_ms, ctx->res->pooled ? "pre-started" : "started for it",
 			      (long long)ctx->res->prestart_ms);
 		count_tripwires(ctx);
-		tripwire_finish(ctx, NULL);
+		tripwire_finish(ctx, NULL, &sv.stats);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {
 			cleanup_free char *mark = xasprintf("%.*s/" KVM_VERIFIED,
 				(int)(strrchr(ctx->lock_path, '/') - ctx->lock_path), ctx->lock_path);

@@ -301,7 +301,7 @@ static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 		nt->init = -1;
 		sv.cpu_seen_ms = nt->cpu_seen_ms;
 		supervise_finish(&sv, &ru);
-		tripwire_finish(ctx, &w);
+		tripwire_finish(ctx, &w, &sv.stats);
 	}
 	supervise_release(&sv);
 	tripwire_watch_release(&w);

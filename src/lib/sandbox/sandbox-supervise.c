@@ -380,6 +380,7 @@ void supervise_finish(struct supervise *sv, const struct rusage *ru)
 
 	if (ctx->cg)
 		cgroup_stats(ctx->cg, &st);
+	sv->stats = st;
 	if (st.has_cpu)
 		res->cpu_ms = (int64_t)((st.cpu_ns - sv->cpu0_ns) / 1000000);
 	else

@@ -47,6 +47,9 @@ struct supervise {
 	 * Killed processes are never reaped by the sandbox's init, so the
 	 * rusage of init alone misses them. */
 	int64_t cpu_seen_ms;
+	/* Filled by supervise_finish: the cgroup's accounting at the end, read
+	 * once, for tripwire_finish too (zero without a cgroup). */
+	struct cgroup_stats stats;
 	struct capture out, err;
 	char *in_buf;		/* read from in_src, not yet taken by the pipe (allocated at the first read) */
 	size_t in_off, in_len;

@@ -527,22 +527,19 @@ int tripwire_lingering(struct sandbox_ctx *ctx)
 	return n < 0 ? -1 : (n > 0 ? n - 1 : 0);	/* init is one of them */
 }
 
-void tripwire_finish(struct sandbox_ctx *ctx, const struct tripwire_watch *w)
+void tripwire_finish(struct sandbox_ctx *ctx, const struct tripwire_watch *w, const struct cgroup_stats *st)
 {
 	struct sandbox_result *res = ctx->res;
 	struct tripwires *t = &res->tripwires;
-	struct cgroup_stats st = { 0 };
 	uint64_t refused = 0;
 
 	if (w && w->program_killed && res->status == SB_SIGNALED && res->signal == SIGKILL) {
 		res->status = SB_SECCOMP_VIOLATION;
 		res->signal = SIGSYS;
 	}
-	if (ctx->cg)
-		cgroup_stats(ctx->cg, &st);
 	if (res->status == SB_CPU_LIMIT)
 		t->limit_hits |= TW_LIMIT_CPU;
-	if (res->status == SB_MEMORY_LIMIT || st.oom_kills > 0)
+	if (res->status == SB_MEMORY_LIMIT || st->oom_kills > 0)
 		t->limit_hits |= TW_LIMIT_MEMORY;
 	if (res->status == SB_OUTPUT_LIMIT)
 		t->limit_hits |= TW_LIMIT_OUTPUT;
