@@ -731,6 +731,8 @@ void child_main(struct child_args *a)
 	image_errno = errno;
 	if (read(a->sync_fd, &c, 1) != 1)
 		_exit(1);	/* the parent gave up */
+	if (a->cpus)
+		sched_setaffinity(0, sizeof(cpu_set_t), a->cpus);	/* a hint: failing changes nothing */
 	if (strcmp(a->cfg->image, "host") != 0 && a->image_fd < 0) {
 		errno = image_errno;
 		die("cannot open --image '%s'", a->cfg->image);

@@ -25,6 +25,10 @@ struct child_args {
 	int image_fd;		/* O_PATH of --image DIR (opened inside), or -1 for host */
 	const struct sysfilter *filter;	/* built by the supervisor */
 	bool warm;		/* in a zygote: the program returns instead of executing */
+	/* The CPUs init may run on (a cpu_set_t of the supervisor's), taken
+	 * back once the sync byte is read: until then the supervisor keeps init
+	 * off its own CPU (sandbox-native.c, spread_init). NULL: nothing. */
+	const void *cpus;
 };
 
 /* The cgroup grant: what the supervisor sends init on NOTIFY_SOCK once it
