@@ -514,11 +514,27 @@ static void send_listener(int fd)
 	args->notify_sock = -1;
 }
 
+/* glibc refuses its own two (32 and 33, below SIGRTMIN) with EINVAL, but
+ * a caller may have left them ignored (the kernel lets it), and an ignored
+ * signal survives execve: the kernel's own call, its struct as x86-64 and
+ * arm64 lay it out (handler, flags, restorer, mask). */
+static void default_signal_raw(int sig)
+{
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} act = { SIG_DFL, 0, NULL, 0 };
+
+	syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask));
+}
+
 /* Every signal back to SIG_DFL. Only those ignored or caught need a call,
  * and /proc/self/status names them in one read where asking each signal is
  * 64 calls (~70 us where a call costs 1 us: docs/benchmarks-exec.md);
  * without the file, all of them. */
-static void default_signals(void)
+void child_default_signals(void)
 {
 	unsigned long long ign, cgt, set = ~0ULL;
 	char buf[4096], *p;
@@ -536,8 +552,8 @@ static void default_signals(void)
 			set = ign | cgt;
 	}
 	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
-		if (set & (1ULL << (sig - 1)))
-			signal(sig, SIG_DFL);
+		if ((set & (1ULL << (sig - 1))) && signal(sig, SIG_DFL) == SIG_ERR && errno == EINVAL)
+			default_signal_raw(sig);
 }
 
 /* Constrain the program's process, then execute it (or, warm, return). */
@@ -555,7 +571,7 @@ static void run_program(void)
 	 * A warm interpreter keeps what python3 set at its start (SIGPIPE and
 	 * SIGXFSZ ignored, SIGINT its handler), as it would after an exec. */
 	if (!args->warm)
-		default_signals();
+		child_default_signals();
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int i = 0; i < 3; i++)

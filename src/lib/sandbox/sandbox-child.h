@@ -48,6 +48,10 @@ struct cgroup_grant {
  * program's os.environ is what a cold one's would be. */
 extern char *const child_base_env[];
 
+/* Every signal's disposition back to SIG_DFL, glibc's own two (32, 33)
+ * included: a cold program's before execve, the zygote's before python3. */
+void child_default_signals(void);
+
 /* Runs as pid 1 of the new namespaces. Returns only with A->warm, in the
  * program process, fully constrained, where a cold start would execute. */
 void child_main(struct child_args *a);

@@ -107,8 +107,7 @@ struct zygote *zygote_start(const char *runners_dir, const char *name, struct sd
 		 * interpreter keeps an ignored SIGINT ignored, which a warm
 		 * program would inherit. */
 		setsid();
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
+		child_default_signals();
 		{
 			sigset_t none;
 
