@@ -216,13 +216,14 @@ need_gvisor() {
 	# Only the session holds its run record: a child that kept the locked
 	# descriptor (the host sentinel, a sandbox's init) would outlive the
 	# kill for a moment, and gc then take the session for alive.
-	local holders= f t
+	# (one find, not a readlink process per descriptor: with the gVisor pass
+	# beside it the machine has thousands, and that loop once outlasted the
+	# attack's 300 s)
+	local holders= p
 	for ((i = 0; i < 3; i++)); do
-		for f in /proc/[0-9]*/fd/*; do
-			t=$(readlink "$f" 2>/dev/null) || continue
-			[[ $t == */"redteam-${dir##*.}.lock" ]] || continue
-			f=${f#/proc/}
-			[[ ${f%%/*} == "$pid" ]] || holders+=" ${f%%/*} ($(tr '\0' ' ' <"/proc/${f%%/*}/cmdline" 2>/dev/null))"
+		for p in $(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -lname "*/redteam-${dir##*.}.lock" 2>/dev/null |
+			cut -d/ -f3 | sort -u); do
+			[[ $p == "$pid" ]] || holders+=" $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null))"
 		done
 		sleep 0.2
 	done
