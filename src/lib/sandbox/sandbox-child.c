@@ -516,8 +516,8 @@ static void send_listener(int fd)
 
 /* glibc refuses its own two (32 and 33, below SIGRTMIN) with EINVAL, but
  * a caller may have left them ignored (the kernel lets it), and an ignored
- * signal survives execve: the kernel's own call, its struct as x86-64 and
- * arm64 lay it out (handler, flags, restorer, mask). */
+ * signal survives execve: the kernel's own call, with the kernel's struct
+ * as x86-64 lays it out (handler, flags, restorer, mask). */
 static void default_signal_raw(int sig)
 {
 	struct {
@@ -533,7 +533,8 @@ static void default_signal_raw(int sig)
 /* Every signal back to SIG_DFL. Only those ignored or caught need a call,
  * and /proc/self/status names them in one read where asking each signal is
  * 64 calls (~70 us where a call costs 1 us: docs/benchmarks-exec.md);
- * without the file, all of them. */
+ * without the file, all of them. (Not read_file and the tripwires' parser:
+ * no malloc here, in a vforked child that borrows init's heap.) */
 void child_default_signals(void)
 {
 	unsigned long long ign, cgt, set = ~0ULL;
@@ -551,7 +552,7 @@ void child_default_signals(void)
 		    (p = strstr(p, "\nSigCgt:\t")) && sscanf(p, "\nSigCgt:\t%llx", &cgt) == 1)
 			set = ign | cgt;
 	}
-	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+	for (int sig = 1; sig <= 64; sig++)
 		if ((set & (1ULL << (sig - 1))) && signal(sig, SIG_DFL) == SIG_ERR && errno == EINVAL)
 			default_signal_raw(sig);
 }

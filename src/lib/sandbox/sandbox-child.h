@@ -26,8 +26,9 @@ struct child_args {
 	const struct sysfilter *filter;	/* built by the supervisor */
 	bool warm;		/* in a zygote: the program returns instead of executing */
 	/* The CPUs init may run on (a cpu_set_t of the supervisor's), taken
-	 * back once the sync byte is read: until then the supervisor keeps init
-	 * off its own CPU (sandbox-native.c, spread_init). NULL: nothing. */
+	 * back once the sync byte is read: until then the supervisor may keep
+	 * init off its own CPU (sandbox-native.c, spread_init; when it did not,
+	 * the taking back changes nothing). NULL: nothing. */
 	const void *cpus;
 };
 

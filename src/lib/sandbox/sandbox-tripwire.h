@@ -46,8 +46,9 @@ bool tripwire_path_beneath(const char *path, const char *dir);
  * the program's end (lingering_processes); -1 when there is no cgroup. */
 int tripwire_lingering(struct sandbox_ctx *ctx);
 /* After supervise_finish, with the accounting it read (ST: sv.stats): the
- * limits that fired (status, OOM kills and the pids cgroup's refusals), and the status of a program the watch ended with
- * SIGKILL (W may be NULL) made what the kernel's own kill would say. */
+ * limits that fired (status, OOM kills and the pids cgroup's refusals), and
+ * the status of a program the watch ended with SIGKILL (W may be NULL) made
+ * what the kernel's own kill would say. */
 void tripwire_finish(struct sandbox_ctx *ctx, const struct tripwire_watch *w, const struct cgroup_stats *st);
 
 #endif
