@@ -1,6 +1,7 @@
 /* cmd-exec.c - `sandeval exec`: run one program in a fresh sandbox, print the result as JSON */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +86,20 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* The result's JSON, made while the sandbox is torn down (sandbox_config.settled). */
+struct early_json {
+	json_t *o;
+	size_t n_events;
+};
+
+static void settled(void *arg, const struct sandbox_result *res)
+{
+	struct early_json *e = arg;
+
+	e->o = sandbox_result_object(res);
+	e->n_events = res->n_events;
+}
+
 int cmd_exec(int argc, char **argv)
 {
 	struct sandbox_config cfg;
@@ -93,6 +108,7 @@ int cmd_exec(int argc, char **argv)
 	cleanup_free struct sandbox_file *files = calloc((size_t)argc, sizeof(*files));
 	cleanup_free char **env = calloc((size_t)argc, sizeof(char *));
 	cleanup_free char *json = NULL;
+	struct early_json early = { 0 };
 	int opt, code, ran, sig;
 
 	if (!files || !env)
@@ -179,11 +195,15 @@ int cmd_exec(int argc, char **argv)
 	/* Ctrl-C, SIGTERM or SIGHUP stop the program and destroy the sandbox,
 	 * and the result says so ("interrupted"), with the output until then */
 	cfg.cancel_fd = cmd_interrupts();
+	cfg.settled = settled;
+	cfg.settled_arg = &early;
 	ran = sandbox_run(&cfg, &res, &err);
 	sig = cmd_interrupts_end(cfg.cancel_fd);	/* or one that came as the program ended */
-	if (ran < 0)
+	if (ran < 0) {
+		json_decref(early.o);
 		return usage_error("%s", err.msg);
-	json = sandbox_result_json(&res);
+	}
+	json = early.o ? sandbox_result_finish(early.o, early.n_events, &res) : sandbox_result_json(&res);
 	if (!json) {
 		sandbox_result_release(&res);
 		cmd_error("exec: cannot format the result");

@@ -67,6 +67,12 @@ teardown() {
 	j '[.events[].phase] | map({provision:0, inject:1, constrain:2, execute:3, limit:4, destroy:5}[.]) |
 		. == sort' | grep -qx true || flunk "phases out of order: $phases"
 	j '[.events[].t_ms] | . == sort' | grep -qx true || flunk "event times go backwards"
+	# the last event is destroy's, and run_ms (sandbox_run's time, taken
+	# after it) is the latest time of all: the JSON may be made in two steps
+	# (sandbox_config.settled), the second adds both
+	j '.events[-1].phase' | grep -qx destroy || flunk "the last event is not destroy's: $phases"
+	j '.run_ms >= ([.events[].t_ms] | max) and .run_ms >= .wall_ms and .run_ms > 0' | grep -qx true ||
+		flunk "run_ms $(j .run_ms) is before an event or the wall time"
 	j '[.events[].phase] | index("limit")' | grep -qx null || flunk "a limit event without any limit: $phases"
 	j '[.events[].phase] | all(. as $p | ["provision","inject","constrain","execute","limit","destroy"] | index($p))' |
 		grep -qx true || flunk "unknown phase in: $phases"

@@ -477,6 +477,34 @@ static void test_result_json_key_order(void **state)
 	free(text);
 }
 
+/* sandbox_config.settled's two steps: the object made before run_ms and the
+ * last events were known, finished afterwards, is the one-step JSON, byte
+ * for byte (run_ms in its place, the later events appended). */
+static void test_result_json_in_two_steps(void **state)
+{
+	struct sandbox_result res;
+	struct sandbox_event ev[2];
+	json_t *early;
+	char *one, *two;
+
+	(void)state;
+	fill_result(&res, ev);
+	res.n_events = 1;
+	res.run_ms = 0;
+	early = sandbox_result_object(&res);
+	assert_non_null(early);
+	res.n_events = 2;
+	res.run_ms = 4321;
+	two = sandbox_result_finish(early, 1, &res);
+	one = sandbox_result_json(&res);
+	assert_non_null(two);
+	assert_string_equal(two, one);
+	assert_contains(two, "\"run_ms\":4321,\"peak_memory_bytes\"");
+	free(one);
+	free(two);
+	assert_null(sandbox_result_finish(NULL, 0, &res));
+}
+
 static void test_result_json_ok_and_error(void **state)
 {
 	struct sandbox_result res;
@@ -807,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_backends),
 		cmocka_unit_test(test_result_json),
 		cmocka_unit_test(test_result_json_key_order),
+		cmocka_unit_test(test_result_json_in_two_steps),
 		cmocka_unit_test(test_result_json_ok_and_error),
 		cmocka_unit_test(test_result_json_note_invalid_utf8),
 		cmocka_unit_test(test_add_limit_cap),

@@ -75,6 +75,8 @@ struct native {
 	int in_src;		/* --stdin file, streamed into in_w */
 	bool cg_memory, cg_pids, cg_cpu;
 	int64_t cpu_seen_ms;	/* no CPU cgroup: the sandbox's CPU when first killed (-1: not) */
+	cpu_set_t cpus;		/* the CPUs this process may use ... */
+	bool spread;		/* ... two or more of them (spread_init) */
 };
 
 static int native_provision(struct sandbox_ctx *ctx, struct sd_error *err)
@@ -176,14 +178,18 @@ static int set_id_maps(struct sandbox_ctx *ctx, pid_t pid, struct sd_error *err)
 	return write_map(pid, "gid_map", map, err);
 }
 
-/* While init builds the root, the supervisor makes the cgroup (phase 1 of
- * docs/sandbox.md): on two CPUs, at once. But the sync byte's wakeup puts
- * init on the CPU of its waker where the kernel sees no cache shared between
- * CPUs (a guest that describes none, as this project's machines), and init
- * then waits for the CPU until the supervisor sleeps: the overlap is lost
- * (docs/benchmarks-exec.md, 2026-12-04). So init may not run on the
- * supervisor's CPU until it has read the sync byte; then it takes back ALL
- * (child_args.cpus). A hint only: nothing fails with it. */
+/* Keep init off the CPU this process runs on (of ALL). The kernel wakes a
+ * task on its waker's CPU where it sees no cache shared between CPUs (a guest
+ * that describes none, as this project's machines), and the woken task runs
+ * at once: what init then does would wait for the supervisor's work, or
+ * delay it, on one CPU while the other idles (docs/benchmarks-exec.md,
+ * 2026-12-04). A hint only: nothing fails with it. Used twice:
+ * - while init builds the root, the supervisor makes the cgroup (phase 1 of
+ *   docs/sandbox.md): init may not run here until it has read the sync byte;
+ *   then it takes back ALL itself (child_args.cpus), for the program;
+ * - when init is killed (end_init): its end (0.7 ms here: its address space,
+ *   the namespaces) runs elsewhere while the supervisor reads the accounting
+ *   and frees the filter (native_supervise). */
 static void spread_init(pid_t init, const cpu_set_t *all)
 {
 	cpu_set_t other = *all;
@@ -195,6 +201,15 @@ static void spread_init(pid_t init, const cpu_set_t *all)
 	sched_setaffinity(init, sizeof(other), &other);
 }
 
+/* SIGKILL to init ends the sandbox (the kernel kills every process in its
+ * pid namespace), on another CPU than this one when there is one. */
+static void end_init(struct native *nt)
+{
+	if (nt->spread)
+		spread_init(nt->init, &nt->cpus);
+	kill(nt->init, SIGKILL);
+}
+
 static void kill_sandbox(struct sandbox_ctx *ctx)
 {
 	struct native *nt = ctx->backend_data;
@@ -202,7 +217,7 @@ static void kill_sandbox(struct sandbox_ctx *ctx)
 	if (nt->init > 0 && !nt->cg_cpu && nt->cpu_seen_ms < 0)
 		nt->cpu_seen_ms = supervise_tree_cpu_ms(nt->init);
 	if (nt->init > 0)
-		kill(nt->init, SIGKILL);
+		end_init(nt);
 	if (ctx->cg)
 		cgroup_kill(ctx->cg, NULL);
 }
@@ -263,7 +278,7 @@ static int native_read_status(struct supervise *sv, int *wstatus)
 			ctx->res->tripwires.uncounted |= TW_LINGERING;
 		else
 			ctx->res->tripwires.lingering_processes = (uint32_t)left;
-		kill(nt->init, SIGKILL);
+		end_init(nt);
 		return 1;
 	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -312,15 +327,38 @@ static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 	sv.kill = kill_sandbox;
 	ret = supervise_loop(&sv, err);
 	if (ret == 0) {
+		bool settled = false;
+
+		/* While init dies (read_status killed it, end_init): when the
+		 * program ended and nothing but init was left, the accounting is
+		 * final (it leaves out init's own end), and with it the result
+		 * (sandbox_config.settled); else both wait for the reap, when
+		 * all that lingered is dead. */
+		if (sv.have_status && !(ctx->res->tripwires.uncounted & TW_LINGERING) &&
+		    ctx->res->tripwires.lingering_processes == 0) {	/* counted: in a cgroup */
+			supervise_account(&sv);
+			if (sv.stats.has_cpu && sv.stats.has_peak) {
+				supervise_finish(&sv, NULL);
+				tripwire_finish(ctx, &w, &sv.stats);
+				settled = true;
+			}
+		}
+		/* Nothing is read from the listener any more: closing it frees the
+		 * filter (0.1 ms here), also while init dies. */
+		close_fd(&w.fd);
+		if (settled && ctx->cfg->settled)
+			ctx->cfg->settled(ctx->cfg->settled_arg, ctx->res);
 		/* Reap init: by then the kernel has killed and reaped the whole namespace,
 		 * so destroy finds the cgroup empty and skips the freezer. */
 		kill(nt->init, SIGKILL);
 		while (wait4(nt->init, &ws, __WALL, &ru) < 0 && errno == EINTR)
 			;
 		nt->init = -1;
-		sv.cpu_seen_ms = nt->cpu_seen_ms;
-		supervise_finish(&sv, &ru);
-		tripwire_finish(ctx, &w, &sv.stats);
+		if (!settled) {
+			sv.cpu_seen_ms = nt->cpu_seen_ms;
+			supervise_finish(&sv, &ru);
+			tripwire_finish(ctx, &w, &sv.stats);
+		}
 	}
 	supervise_release(&sv);
 	tripwire_watch_release(&w);
@@ -366,7 +404,6 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	cleanup_free int *file_fds = calloc(cfg->n_files + 1, sizeof(int));
 	int ret = -1;
 	struct child_args a;
-	cpu_set_t cpus;
 	pid_t pid;
 	char one = 1;
 
@@ -402,6 +439,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.stdio = { in_p[0], out_p[1], err_p[1] }, .notify_sock = nt_p[1], .file_fds = file_fds, .image_fd = -1,
 		.filter = sysfilter_prebuilt_notify(),
 	};
+	nt->spread = sched_getaffinity(0, sizeof(nt->cpus), &nt->cpus) == 0 && CPU_COUNT(&nt->cpus) > 1;
 	pid = -1;
 	if (warm(ctx)) {
 		/* The same child, cloned by the zygote (zygote.h); if that fails, cold. */
@@ -414,8 +452,8 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 			sandbox_event(ctx, "execute", "cold start: %s", zerr.msg);
 	}
 	if (pid < 0) {
-		if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1)
-			a.cpus = &cpus;
+		if (nt->spread)
+			a.cpus = &nt->cpus;
 		pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET |
 				     CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, NULL);
 		if (pid < 0) {
@@ -436,7 +474,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	close_fd(&err_p[1]);
 	close_fd(&nt_p[1]);
 	if (a.cpus)
-		spread_init(pid, &cpus);
+		spread_init(pid, &nt->cpus);
 	if (set_id_maps(ctx, pid, err) < 0 || write_all(sync_p[1], &one, 1) < 0) {
 		sd_error_wrap(err, "cannot set up the sandbox");
 		goto out;

@@ -372,23 +372,34 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 	return 0;
 }
 
+void supervise_account(struct supervise *sv)
+{
+	memset(&sv->stats, 0, sizeof(sv->stats));
+	if (sv->ctx->cg)
+		cgroup_stats(sv->ctx->cg, &sv->stats);
+	sv->accounted = true;
+}
+
 void supervise_finish(struct supervise *sv, const struct rusage *ru)
 {
 	struct sandbox_ctx *ctx = sv->ctx;
 	struct sandbox_result *res = ctx->res;
-	struct cgroup_stats st = { 0 };
+	struct cgroup_stats st;
 
-	if (ctx->cg)
-		cgroup_stats(ctx->cg, &st);
-	sv->stats = st;
+	if (!sv->accounted)
+		supervise_account(sv);
+	st = sv->stats;
 	if (st.has_cpu)
 		res->cpu_ms = (int64_t)((st.cpu_ns - sv->cpu0_ns) / 1000000);
-	else
+	else if (ru)
 		res->cpu_ms = (int64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000 +
 			      (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 	if (!st.has_cpu && sv->cpu_seen_ms > res->cpu_ms)
 		res->cpu_ms = sv->cpu_seen_ms;	/* what init never reaped: killed at a limit */
-	res->peak_memory_bytes = st.has_peak ? (int64_t)st.peak_bytes : (int64_t)ru->ru_maxrss * 1024;
+	if (st.has_peak)
+		res->peak_memory_bytes = (int64_t)st.peak_bytes;
+	else if (ru)
+		res->peak_memory_bytes = (int64_t)ru->ru_maxrss * 1024;
 	res->wall_ms = sv->t_end - sv->t_exec;
 	res->stdout_buf = steal_pointer(&sv->out.buf);
 	res->stdout_len = sv->out.len;

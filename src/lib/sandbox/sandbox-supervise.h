@@ -47,9 +47,11 @@ struct supervise {
 	 * Killed processes are never reaped by the sandbox's init, so the
 	 * rusage of init alone misses them. */
 	int64_t cpu_seen_ms;
-	/* Filled by supervise_finish: the cgroup's accounting at the end, read
-	 * once, for tripwire_finish too (zero without a cgroup). */
+	/* Filled by supervise_account (or supervise_finish): the cgroup's
+	 * accounting at the end, read once, for tripwire_finish too (zero
+	 * without a cgroup). */
 	struct cgroup_stats stats;
+	bool accounted;
 	struct capture out, err;
 	char *in_buf;		/* read from in_src, not yet taken by the pipe (allocated at the first read) */
 	size_t in_off, in_len;
@@ -62,9 +64,14 @@ void supervise_init(struct supervise *sv, struct sandbox_ctx *ctx);
  * at the first limit, until the status came and the output ended (or the
  * drain after a kill timed out). 0, or -1 when sandeval itself failed. */
 int supervise_loop(struct supervise *sv, struct sd_error *err);
+/* Read the cgroup's accounting now rather than in supervise_finish: for a
+ * backend that knows nothing in the sandbox can run or grow any more (the
+ * program ended and only its init is left), while that init dies. */
+void supervise_account(struct supervise *sv);
 /* After the backend reaped what it started: CPU and memory accounting (the
- * cgroup's, else RU of the reaped processes), the kept output, the status
- * and the final events, into ctx->res. */
+ * cgroup's, read here unless supervise_account did, else RU of the reaped
+ * processes), the kept output, the status and the final events, into ctx->res.
+ * RU may be NULL when the accounting has the CPU time and the peak memory. */
 void supervise_finish(struct supervise *sv, const struct rusage *ru);
 /* The CPU time, in ms, of every process in INIT's pid namespace (INIT, a
  * host pid, included), with what each has reaped: read from /proc, at

@@ -421,10 +421,20 @@ static json_t *text_value(const char *buf, size_t len)
 	return clean ? json_stringn(clean, n) : json_null();
 }
 
-char *sandbox_result_json(const struct sandbox_result *res)
+static void add_events(json_t *events, const struct sandbox_result *res, size_t from)
+{
+	for (size_t i = from; i < res->n_events; i++) {
+		const struct sandbox_event *ev = &res->events[i];
+
+		json_array_append_new(events, json_pack("{s:I, s:s, s:o}", "t_ms", (json_int_t)ev->t_ms,
+							"phase", ev->phase,
+							"detail", text_value(ev->detail, strlen(ev->detail))));
+	}
+}
+
+json_t *sandbox_result_object(const struct sandbox_result *res)
 {
 	json_t *o = json_object(), *limits = json_object(), *events = json_array();
-	char *text;
 
 	if (!o || !limits || !events) {
 		json_decref(o);
@@ -470,18 +480,29 @@ char *sandbox_result_json(const struct sandbox_result *res)
 	json_object_set_new(o, "image", json_pack("{s:o, s:o}",
 		"name", text_value(res->image_name, strlen(res->image_name)),
 		"digest", res->image_digest[0] ? json_string(res->image_digest) : json_null()));
-	for (size_t i = 0; i < res->n_events; i++) {
-		const struct sandbox_event *ev = &res->events[i];
-
-		json_array_append_new(events, json_pack("{s:I, s:s, s:o}", "t_ms", (json_int_t)ev->t_ms,
-							"phase", ev->phase,
-							"detail", text_value(ev->detail, strlen(ev->detail))));
-	}
+	add_events(events, res, 0);
 	json_object_set_new(o, "tripwires", tripwires_to_json(&res->tripwires));
 	json_object_set_new(o, "events", events);
+	return o;
+}
+
+char *sandbox_result_finish(json_t *o, size_t n_events, const struct sandbox_result *res)
+{
+	char *text;
+
+	if (!o)
+		return NULL;
+	/* run_ms keeps its place: jansson replaces a value where its key is */
+	json_object_set_new(o, "run_ms", json_integer(res->run_ms));
+	add_events(json_object_get(o, "events"), res, n_events);
 	if (res->status == SB_SANDBOX_ERROR)
 		json_object_set_new(o, "error", text_value(res->error, strlen(res->error)));
 	text = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	json_decref(o);
 	return text;
+}
+
+char *sandbox_result_json(const struct sandbox_result *res)
+{
+	return sandbox_result_finish(sandbox_result_object(res), res->n_events, res);
 }

@@ -33,6 +33,8 @@ struct sandbox_file {
 
 struct zygote;
 struct sandbox_pool;
+struct sandbox_result;
+struct json_t;
 
 struct sandbox_config {
 	const char *backend;		/* "native", "gvisor" (or "firecracker": fails, no KVM here) */
@@ -67,6 +69,15 @@ struct sandbox_config {
 					 * writer closed), the program is stopped and the sandbox
 					 * destroyed as at a limit: status SB_INTERRUPTED. It is
 					 * polled, never read. */
+	/* Optional: called once, as soon as the result is final but for
+	 * run_ms and the events still to come (destroy's), while the sandbox is
+	 * torn down: with the native backend, while its init dies (0.7 ms on
+	 * this project's machines, docs/benchmarks-exec.md), so that what the
+	 * caller makes of the result overlaps that. Not called when the result
+	 * is known only after the teardown (processes were left running, no
+	 * cgroup, gVisor) or on an error. */
+	void (*settled)(void *arg, const struct sandbox_result *res);
+	void *settled_arg;
 };
 
 struct sandbox_event {
@@ -130,6 +141,12 @@ void sandbox_result_release(struct sandbox_result *res);
 const char *sandbox_status_name(enum sandbox_status status);
 /* The result as one JSON object (malloc'd text), or NULL on ENOMEM. */
 char *sandbox_result_json(const struct sandbox_result *res);
+/* The same in two steps, for sandbox_config.settled: the object of RES as it
+ * is (NULL on ENOMEM), then, once sandbox_run returned, that object
+ * completed from RES (run_ms, the events after its first N_EVENTS, the
+ * error) and formatted; O is consumed. */
+struct json_t *sandbox_result_object(const struct sandbox_result *res);
+char *sandbox_result_finish(struct json_t *o, size_t n_events, const struct sandbox_result *res);
 
 /* Names of the available backends, NULL-terminated. */
 const char *const *sandbox_backends(void);
