@@ -4,7 +4,7 @@ set -eu
 
 pkgs="gcc g++ make pkg-config libc6-dev libseccomp-dev libjansson-dev libcmocka-dev
       bats jq python3 python3-numpy util-linux time bubblewrap hyperfine libsqlite3-dev libxml2-utils libxml2-dev
-      zlib1g-dev nettle-dev libssl-dev sqlite3 nodejs runsc debootstrap
+      zlib1g-dev nettle-dev libssl-dev sqlite3 nodejs runsc debootstrap strace
       postgresql libpq-dev libpq5 libmicrohttpd-dev curl libcurl4-openssl-dev
       flake8 bandit cppcheck clang-tidy eslint
       chromium man-db"

@@ -17,7 +17,9 @@
  *   - events ("I phase<TAB>detail") only of the backend's phases, in order,
  *     with the detail as sent; "L" only as two integers; "S" only as one,
  *     and only when the caller wants a status; "E" sets failed, its first
- *     message is the error; "X" sets exec_seen;
+ *     message is the error; "X" sets exec_seen, and exec_ns to its text
+ *     when that is only digits making a positive int64 (else 0; the last
+ *     "X" counts);
  *   - the buffer never holds more than CTL_LINE_MAX bytes (and ASan sees
  *     every access to it).
  */
@@ -26,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,6 +48,7 @@ struct expect {
 	int status[MAX_EXPECT];
 	size_t n_status;
 	bool exec_seen, failed;
+	int64_t exec_ns;
 	const char *error;		/* the first "E" line's text */
 	size_t error_len;
 	int abi, syscalls;
@@ -71,6 +75,23 @@ static bool model_int(const char *s, size_t n, int *out)
 		return false;
 	*out = (int)v;
 	return true;
+}
+
+/* The model's stamp: digits only, a positive int64, else 0. */
+static int64_t model_stamp(const char *s, size_t n)
+{
+	uint64_t v = 0;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > (uint64_t)INT64_MAX)
+			return 0;	/* too big, whatever follows */
+	}
+	return (int64_t)v;
 }
 
 static void model_line(const char *l, size_t n, const char *const *phases, bool want_status, struct expect *e)
@@ -107,6 +128,7 @@ static void model_line(const char *l, size_t n, const char *const *phases, bool 
 		break;
 	case 'X':
 		e->exec_seen = true;
+		e->exec_ns = model_stamp(text, tn);
 		break;
 	case 'E':
 		if (!e->failed) {
@@ -264,6 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < e.n_status; i++)
 		FUZZ_CHECK(g.status[i] == e.status[i]);
 	FUZZ_CHECK(c.exec_seen == e.exec_seen);
+	FUZZ_CHECK(c.exec_ns == e.exec_ns);
 	FUZZ_CHECK(c.failed == e.failed);
 	if (e.failed) {
 		size_t want = e.error_len < sizeof(err.msg) - 1 ? e.error_len : sizeof(err.msg) - 1;

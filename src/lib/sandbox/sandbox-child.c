@@ -629,8 +629,10 @@ static void run_program(void)
 	    "seccomp allowlist of %d calls, Landlock %s, rlimits", nsys,
 	    abi ? "writes only in /work and /tmp" : "unavailable (kernel)");
 	msg(CTL_INFO, "%d %d", abi, nsys);
-	msg(CTL_EXEC, "%s", cfg->argv[0]);
 	environ = build_env();
+	/* The program's start on the host's clock (no time namespace): its wall
+	 * time counts from here, however late the supervisor reads this line */
+	msg(CTL_EXEC, "%lld", (long long)now_ns());
 	if (args->warm) {
 		close(3);	/* EOF: the supervisor's sign that the program started */
 		return;

@@ -58,6 +58,19 @@ static bool parse_int(const char *text, const char *end, int *out)
 	return true;
 }
 
+/* TEXT, up to END, as a positive int64, else 0. */
+static int64_t parse_stamp(const char *text, const char *end)
+{
+	char *e;
+	long long v;
+
+	if (text == end || !isdigit((unsigned char)*text))
+		return 0;
+	errno = 0;
+	v = strtoll(text, &e, 10);
+	return e == end && !errno && v > 0 ? (int64_t)v : 0;
+}
+
 static void event(struct sandbox_ctl *c, char *text)
 {
 	char *tab = strchr(text, '\t');
@@ -91,6 +104,7 @@ static enum sandbox_ctl_stop line(struct sandbox_ctl *c, char *l, size_t n, int 
 		break;
 	case CTL_EXEC:
 		c->exec_seen = true;
+		c->exec_ns = parse_stamp(text, end);
 		return CTL_GOT_EXEC;
 	case CTL_ERROR:
 		if (!c->failed)

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sandbox/sandbox-internal.h"
@@ -11,7 +12,11 @@
 /* One line each, a type byte and text (sandbox-child.c's and gvinit.c's msg()):
  *   I phase<TAB>detail   a setup event (only the phases the backend names count)
  *   L abi syscalls       the Landlock ABI and the seccomp filter's size
- *   X argv0              the program was executed
+ *   X [ns]               the program is executed now: native init's line
+ *                        carries its CLOCK_MONOTONIC in ns (no time
+ *                        namespace: the host's clock), taken just before
+ *                        execve; gVisor's carries the program's name,
+ *                        not read (its sentry's clock is its own)
  *   E message            setup failed
  *   F                    a file the program wrote reached --file-size
  *                        (gVisor's init, just before "S")
@@ -31,6 +36,7 @@ struct sandbox_ctl {
 	struct sandbox_ctx *ctx;	/* events and "L" go to ctx->res */
 	const char *const *phases;	/* the event phases init may report, NULL-terminated */
 	bool exec_seen;			/* "X" came */
+	int64_t exec_ns;		/* its time, > 0 when it had one */
 	bool failed;			/* "E" came */
 	bool file_size;			/* "F" came */
 	bool dropping;			/* within an overlong line: dropped to its newline */
@@ -54,11 +60,12 @@ size_t sandbox_ctl_feed(struct sandbox_ctl *c, const void *data, size_t n);
 /* Handle the complete lines buffered, in order: events of the known phases
  * into ctx->res's events, "L" (two integers) into its landlock_abi and
  * seccomp_syscalls, "E" into c->failed and (the first) into *ERR, "X" into
- * c->exec_seen, "F" into c->file_size. Stops after an "X" line, and after an "S" line (one integer)
+ * c->exec_seen (and its time into c->exec_ns), "F" into c->file_size. Stops after an "X" line, and after an "S" line (one integer)
  * when WSTATUS is given (without it "S" is ignored); the rest stays
  * buffered for the next call. Dropped: a line longer than the buffer, all of
  * it; a line holding a NUL byte; "L" and "S" lines that are not exactly
- * their numbers. */
+ * their numbers ("X" counts without its time when that is not a positive
+ * number). */
 enum sandbox_ctl_stop sandbox_ctl_lines(struct sandbox_ctl *c, int *wstatus, struct sd_error *err);
 
 #endif

@@ -222,8 +222,10 @@ static void kill_sandbox(struct sandbox_ctx *ctx)
 		cgroup_kill(ctx->cg, NULL);
 }
 
-/* Read the setup messages until EOF: the program was executed, or setup failed. */
-static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
+/* Read the setup messages until EOF: the program was executed (at *EXEC_MS,
+ * init's own time of it, when it sent one that can be true: between BORN,
+ * before init was, and now; else -1), or setup failed. */
+static int wait_for_exec(struct sandbox_ctx *ctx, int64_t born, int64_t *exec_ms, struct sd_error *err)
 {
 	static const char *const phases[] = { "provision", "inject", "constrain", NULL };
 	struct native *nt = ctx->backend_data;
@@ -256,6 +258,9 @@ static int wait_for_exec(struct sandbox_ctx *ctx, struct sd_error *err)
 		return -1;
 	if (!ctl.exec_seen)
 		return sd_error_set(err, EIO, "sandbox init died during setup");
+	*exec_ms = ctl.exec_ns / 1000000;
+	if (*exec_ms < born || *exec_ms > now_ms())
+		*exec_ms = -1;
 	return 0;
 }
 
@@ -297,7 +302,7 @@ static void native_watch(struct supervise *sv, short revents)
 }
 
 /* Supervise the program to its end: sandbox-supervise.c's loop, fed by init's status pipe. */
-static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
+static int native_supervise(struct sandbox_ctx *ctx, int64_t exec_ms, struct sd_error *err)
 {
 	struct native *nt = ctx->backend_data;
 	struct tripwire_watch w;
@@ -314,6 +319,7 @@ static int native_supervise(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (!ctx->cg)
 		ctx->res->tripwires.uncounted |= TW_LINGERING;	/* nothing to count them in */
 	supervise_init(&sv, ctx);
+	sv.t_exec = exec_ms;
 	sv.data = &w;
 	sv.watch_fd = w.fd;
 	sv.watch = native_watch;
@@ -406,6 +412,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	struct child_args a;
 	pid_t pid;
 	char one = 1;
+	int64_t born, exec_ms = -1;
 
 	if (!file_fds)
 		return sd_error_errno(err, ENOMEM, "execute");
@@ -440,6 +447,7 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		.filter = sysfilter_prebuilt_notify(),
 	};
 	nt->spread = sched_getaffinity(0, sizeof(nt->cpus), &nt->cpus) == 0 && CPU_COUNT(&nt->cpus) > 1;
+	born = now_ms();
 	pid = -1;
 	if (warm(ctx)) {
 		/* The same child, cloned by the zygote (zygote.h); if that fails, cold. */
@@ -492,9 +500,9 @@ static int native_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 		close_fd(&nt->in_w);	/* empty stdin: EOF at once */
 	else
 		fcntl(nt->in_w, F_SETFL, O_NONBLOCK);
-	if (wait_for_exec(ctx, err) < 0)
+	if (wait_for_exec(ctx, born, &exec_ms, err) < 0)
 		goto out;
-	ret = native_supervise(ctx, err);
+	ret = native_supervise(ctx, exec_ms, err);
 out:
 	for (size_t i = 0; i < cfg->n_files; i++)
 		close_fd(&file_fds[i]);

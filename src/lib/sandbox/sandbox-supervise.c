@@ -40,7 +40,7 @@ void supervise_init(struct supervise *sv, struct sandbox_ctx *ctx)
 	sv->ctx = ctx;
 	sv->out_fd = sv->err_fd = sv->in_w = sv->in_src = sv->status_fd = sv->watch_fd = -1;
 	sv->out.fd = sv->err.fd = -1;
-	sv->t_end = -1;
+	sv->t_exec = sv->t_end = -1;
 	sv->cpu_seen_ms = -1;
 }
 
@@ -247,7 +247,8 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 	uint64_t cpu_limit_ns = (uint64_t)(cfg->cpu_time * 1e9);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	sv->t_exec = now_ms();
+	if (sv->t_exec < 0)
+		sv->t_exec = now_ms();
 	deadline = sv->t_exec + (int64_t)ceil(cfg->wall_time * 1000);
 	sv->cpu0_ns = sv->cg_cpu ? cpu_ns(ctx) : 0;
 	sv->fired = SB_OK;

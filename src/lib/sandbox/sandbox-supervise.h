@@ -35,9 +35,15 @@ struct supervise {
 	int watch_fd;
 	void (*watch)(struct supervise *sv, short revents);
 
+	/* The program's start (monotonic ms): the backend may set it before
+	 * supervise_loop when it knows when the exec happened (native: init's
+	 * own clock, which sees it before the supervisor can); else (-1) the
+	 * loop's start. Wall time and the wall-time deadline count from it. */
+	int64_t t_exec;
+
 	/* Filled by supervise_loop. */
 	uint64_t cpu0_ns;	/* cgroup CPU time when the program started */
-	int64_t t_exec, t_end;	/* monotonic ms */
+	int64_t t_end;		/* monotonic ms */
 	enum sandbox_status fired;	/* the limit the supervisor enforced, or SB_OK */
 	bool have_status;
 	int wstatus;
