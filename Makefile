@@ -20,17 +20,21 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 	-Werror=missing-prototypes -Werror=implicit-function-declaration
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
 CFLAGS ?= -O2 -g
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
-# jansson, sqlite3, zlib and nettle linked statically: each shared object
-# ld.so loads (and, with -z now, binds in full) costs every run. SHA-256 and
+# pack-relative-relocs: the relative relocations as a bitmap (DT_RELR,
+# glibc 2.36), a few hundred bytes for ld.so to read instead of 70 KB.
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,-z,pack-relative-relocs -Wl,--as-needed $(LDFLAGS)
+# jansson, zlib and nettle linked statically: each shared object ld.so
+# loads (and, with -z now, binds in full) costs every run. SHA-256 and
 # HMAC-SHA256 come from nettle, not libcrypto: linked statically, libcrypto
 # brought 16,700 relative relocations that ld.so applied at every start
-# (~0.5 ms a `sandeval exec`; docs/benchmarks.md). libpq is not linked at all:
-# store-pg.c loads it (and the twenty objects it needs) with dlopen when a
-# PostgreSQL store is opened (libpq-dev gives its header; docs/scale.md), and
-# libcurl (libcurl4-openssl-dev: its header) when `agent --model-url` first
-# needs it (agent/generator-http.c)
-LIBS = -Wl,-Bstatic -ljansson -lsqlite3 -lz -lnettle -Wl,-Bdynamic -lseccomp -lm
+# (~0.5 ms a `sandeval exec`; docs/benchmarks.md). Not linked at all, but
+# loaded with dlopen by the code that needs them, when it first does: libpq
+# (store-pg-conn.c, a PostgreSQL store opened; libpq-dev gives its header;
+# docs/scale.md), libsqlite3 (store-sqlite.c, a SQLite store opened: linked
+# in, its 1,600 relocations cost `sandeval exec` ~0.3 ms, which opens no
+# store; docs/benchmarks-exec.md), libcurl (`agent --model-url`,
+# agent/generator-http.c) and libmicrohttpd (`serve`).
+LIBS = -Wl,-Bstatic -ljansson -lz -lnettle -Wl,-Bdynamic -lseccomp -lm
 
 ifneq ($(SANITIZE),)
 HARDEN := -fstack-protector-strong -fPIE -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -158,6 +162,8 @@ $(VERDICT_TESTS): private LIBS += -lcrypto
 # the PostgreSQL store's tests make their databases with libpq itself (tests/unit/pg-fixture.h)
 PG_UNIT := $(B)/tests/unit/test-store-iface $(B)/tests/unit/test-store-pg
 $(PG_UNIT): private LIBS += -lpq
+# it reads the store's file with SQLite itself
+$(B)/tests/unit/test-store: private LIBS += -lsqlite3
 
 # tests/cli/scale.bats: the same runs copied from SQLite to PostgreSQL through store.h
 $(B)/tests/tools/store-copy: tests/tools/store-copy.c $(B)/libsandeval.a

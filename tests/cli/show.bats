@@ -108,6 +108,22 @@ show() {
 		and has("message")] | length > 0 and all' stdout.txt >/dev/null || flunk "no findings, or finding fields"
 }
 
+@test "without SQLite's library a store command says so and exits 2; exec, which opens no store, runs" {
+	((EUID == 0)) || skip "needs root: hides the library in a mount namespace of its own"
+	local lib
+	lib=$(ldconfig -p | awk '$1 == "libsqlite3.so.0" && /x86-64/ {print $NF; exit}')
+	[[ -n $lib ]] || flunk "no libsqlite3.so.0 in ld.so's cache"
+	lib=$(readlink -f "$lib")
+	# /dev/null over the library: dlopen finds a file, not an ELF object
+	unshare -m sh -c 'mount --bind /dev/null "$1" && "$2" show --db "$3" "$4"; echo "rc=$?"
+		"$2" exec -- /bin/true' sh "$lib" "$SANDEVAL" "$DB" "$BUGGY" >stdout.txt 2>stderr.txt ||
+		flunk "unshare: $(cat stderr.txt)"
+	grep -q "^rc=2$" stdout.txt || flunk "show: $(cat stdout.txt)"
+	grep -q "SQLite's library cannot be loaded (.*apt-get install libsqlite3-0)" stderr.txt ||
+		flunk "message: $(cat stderr.txt)"
+	tail -n 1 stdout.txt | jq -e '.status == "ok"' >/dev/null || flunk "exec: $(cat stdout.txt)"
+}
+
 @test "unknown run, unknown task, missing database and bad usage exit 2 with a message" {
 	show r-00000000000000aa
 	((rc == 2)) && [[ $err == *"no run 'r-00000000000000aa'"* ]] || flunk "unknown run: exit $rc"

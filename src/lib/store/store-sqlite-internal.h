@@ -6,6 +6,54 @@
 
 #include "store/store-internal.h"
 
+/* libsqlite3 is loaded with dlopen when the first SQLite store is opened
+ * (sq_load_lib): linked in, its relocations cost every start of sandeval,
+ * `sandeval exec` too, which never opens a store (docs/benchmarks-exec.md,
+ * 2026-12-04, night). Only these functions are used; <sqlite3.h> gives the types. */
+#define SQLITE_FUNCS(X) \
+	X(int, sqlite3_open_v2, (const char *, sqlite3 **, int, const char *)) \
+	X(int, sqlite3_close_v2, (sqlite3 *)) \
+	X(int, sqlite3_busy_timeout, (sqlite3 *, int)) \
+	X(int, sqlite3_extended_result_codes, (sqlite3 *, int)) \
+	X(int, sqlite3_exec, (sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **)) \
+	X(int, sqlite3_prepare_v2, (sqlite3 *, const char *, int, sqlite3_stmt **, const char **)) \
+	X(int, sqlite3_prepare_v3, (sqlite3 *, const char *, int, unsigned int, sqlite3_stmt **, const char **)) \
+	X(int, sqlite3_step, (sqlite3_stmt *)) \
+	X(int, sqlite3_reset, (sqlite3_stmt *)) \
+	X(int, sqlite3_clear_bindings, (sqlite3_stmt *)) \
+	X(int, sqlite3_finalize, (sqlite3_stmt *)) \
+	X(int, sqlite3_bind_int, (sqlite3_stmt *, int, int)) \
+	X(int, sqlite3_bind_int64, (sqlite3_stmt *, int, sqlite3_int64)) \
+	X(int, sqlite3_bind_double, (sqlite3_stmt *, int, double)) \
+	X(int, sqlite3_bind_null, (sqlite3_stmt *, int)) \
+	X(int, sqlite3_bind_text, (sqlite3_stmt *, int, const char *, int, void (*)(void *))) \
+	X(int, sqlite3_column_type, (sqlite3_stmt *, int)) \
+	X(int, sqlite3_column_int, (sqlite3_stmt *, int)) \
+	X(sqlite3_int64, sqlite3_column_int64, (sqlite3_stmt *, int)) \
+	X(double, sqlite3_column_double, (sqlite3_stmt *, int)) \
+	X(const unsigned char *, sqlite3_column_text, (sqlite3_stmt *, int)) \
+	X(int, sqlite3_changes, (sqlite3 *)) \
+	X(int, sqlite3_get_autocommit, (sqlite3 *)) \
+	X(const char *, sqlite3_errmsg, (sqlite3 *)) \
+	X(const char *, sqlite3_errstr, (int)) \
+	X(int, sqlite3_system_errno, (sqlite3 *))
+
+struct sqlite_api {
+#define SQLITE_MEMBER(ret, name, args) ret(*name) args;
+	SQLITE_FUNCS(SQLITE_MEMBER)
+#undef SQLITE_MEMBER
+};
+
+extern struct sqlite_api sqlite;
+
+/* Load libsqlite3.so.0 and fill sqlite, once per process. */
+int sq_load_lib(struct sd_error *err);
+
+static inline const char *sq_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite.sqlite3_column_text(st, i);
+}
+
 enum stmt_id {
 	ST_RUN_INSERT,
 	ST_RUN_FINISH,

@@ -17,14 +17,14 @@ static int put_tests(struct store_sqlite *s, const char *run_id, const struct sa
 
 		sq_bind_text(st, 1, run_id);
 		sq_bind_text(st, 2, r->sample_id);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+		sqlite.sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
 		sq_bind_text(st, 4, t->name ? t->name : "");
 		sq_bind_text(st, 5, store_tier_name(t->tier));
 		sq_bind_real(st, 6, t->weight);
 		sq_bind_text(st, 7, store_vis_name(t->visibility));
 		sq_bind_text(st, 8, test_status_name(t->status));
 		sq_bind_text(st, 9, t->detail);
-		sqlite3_bind_int(st, 10, t->in_process);
+		sqlite.sqlite3_bind_int(st, 10, t->in_process);
 		rc = sq_step_done(st);
 		if (rc != SQLITE_OK)
 			return rc;
@@ -41,12 +41,12 @@ static int put_findings(struct store_sqlite *s, const char *run_id, const struct
 
 		sq_bind_text(st, 1, run_id);
 		sq_bind_text(st, 2, r->sample_id);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+		sqlite.sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
 		sq_bind_text(st, 4, f->tool ? f->tool : "");
 		sq_bind_text(st, 5, f->rule);
 		sq_bind_text(st, 6, f->category);
 		sq_bind_text(st, 7, lint_severity_name(f->severity));
-		sqlite3_bind_int(st, 8, f->line);
+		sqlite.sqlite3_bind_int(st, 8, f->line);
 		sq_bind_text(st, 9, f->message);
 		rc = sq_step_done(st);
 		if (rc != SQLITE_OK)
@@ -63,7 +63,7 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 	char *tw;
 	int rc;
 
-	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	rc = sqlite.sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
 	st = sq_stmt(s, ST_SAMPLE_INSERT);
@@ -76,14 +76,14 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 	sq_bind_real(st, 7, r->score);
 	sq_bind_real(st, 8, r->score_public);
 	sq_bind_real(st, 9, r->score_holdout);
-	sqlite3_bind_int(st, 10, r->passed);
+	sqlite.sqlite3_bind_int(st, 10, r->passed);
 	sq_bind_text(st, 11, r->he_result);
-	sqlite3_bind_int(st, 12, r->harness_error);
-	sqlite3_bind_int64(st, 13, r->latency_ms);
-	sqlite3_bind_int64(st, 14, r->cpu_ms);
-	sqlite3_bind_int64(st, 15, r->peak_memory_bytes);
-	sqlite3_bind_int64(st, 16, r->started_ms);
-	sqlite3_bind_int64(st, 17, r->finished_ms);
+	sqlite.sqlite3_bind_int(st, 12, r->harness_error);
+	sqlite.sqlite3_bind_int64(st, 13, r->latency_ms);
+	sqlite.sqlite3_bind_int64(st, 14, r->cpu_ms);
+	sqlite.sqlite3_bind_int64(st, 15, r->peak_memory_bytes);
+	sqlite.sqlite3_bind_int64(st, 16, r->started_ms);
+	sqlite.sqlite3_bind_int64(st, 17, r->finished_ms);
 	sq_bind_text(st, 18, SCORE_FORMULA_VERSION);
 	sq_bind_text(st, 19, r->completion);
 	sq_bind_real(st, 20, r->rouge_l);
@@ -91,11 +91,11 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 	sq_bind_text(st, 22, r->lint_detail);
 	sq_bind_real(st, 23, r->composite);
 	if (shard >= 0)
-		sqlite3_bind_int(st, 24, shard);
+		sqlite.sqlite3_bind_int(st, 24, shard);
 	sq_bind_text(st, 25, r->base_status);
 	sq_bind_text(st, 26, r->plus_status);
 	if (!(tw = tripwires_to_text(&r->tripwires))) {
-		sqlite3_reset(st);
+		sqlite.sqlite3_reset(st);
 		rc = SQLITE_NOMEM;
 		goto fail;
 	}
@@ -107,7 +107,7 @@ int sq_sample_put(struct store *base, const char *run_id, int shard, const struc
 	if (rc == SQLITE_OK)
 		rc = put_findings(s, run_id, r);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+		rc = sqlite.sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -130,8 +130,8 @@ int sq_sample_done(struct store *base, const char *run_id, const char *sample_id
 
 	sq_bind_text(st, 1, run_id);
 	sq_bind_text(st, 2, sample_id);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	rc = sqlite.sqlite3_step(st);
+	sqlite.sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
@@ -149,20 +149,20 @@ static int load_tests(struct store_sqlite *s, const char *run_id, struct sample_
 
 	sq_bind_text(st, 1, run_id);
 	sq_bind_text(st, 2, r->sample_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		struct test_result *t;
-		const char *tier = (const char *)sqlite3_column_text(st, 2);
-		const char *vis = (const char *)sqlite3_column_text(st, 4);
-		const char *status = (const char *)sqlite3_column_text(st, 5);
+		const char *tier = sq_text(st, 2);
+		const char *vis = sq_text(st, 4);
+		const char *status = sq_text(st, 5);
 		int ti = store_tier_parse(tier), vi = store_vis_parse(vis);
 		int si = test_status_parse(status);
 
 		if (ti < 0 || vi < 0 || si < 0) {
 			sd_error_set(err, EPROTO, "'%s': run '%s', sample '%s', test %lld: unknown %s '%s'",
-				     s->base.name, run_id, r->sample_id, (long long)sqlite3_column_int64(st, 0),
+				     s->base.name, run_id, r->sample_id, (long long)sqlite.sqlite3_column_int64(st, 0),
 				     ti < 0 ? "tier" : vi < 0 ? "visibility" : "status",
 				     ti < 0 ? (tier ? tier : "") : vi < 0 ? (vis ? vis : "") : (status ? status : ""));
-			sqlite3_reset(st);
+			sqlite.sqlite3_reset(st);
 			return -1;
 		}
 		if (r->n_tests == cap) {
@@ -184,9 +184,9 @@ static int load_tests(struct store_sqlite *s, const char *run_id, struct sample_
 		t->visibility = (enum test_visibility)vi;
 		t->status = (enum test_status)si;
 		t->detail = sq_col_dup(st, 6, oom);
-		t->in_process = sqlite3_column_int(st, 7) != 0;
+		t->in_process = sqlite.sqlite3_column_int(st, 7) != 0;
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
@@ -199,9 +199,9 @@ static int load_findings(struct store_sqlite *s, const char *run_id, struct samp
 
 	sq_bind_text(st, 1, run_id);
 	sq_bind_text(st, 2, r->sample_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		struct lint_finding *f;
-		int sev = lint_severity_parse((const char *)sqlite3_column_text(st, 3));
+		int sev = lint_severity_parse(sq_text(st, 3));
 
 		if (r->n_findings == cap) {
 			size_t ncap = cap ? 2 * cap : 8;
@@ -220,10 +220,10 @@ static int load_findings(struct store_sqlite *s, const char *run_id, struct samp
 		f->rule = sq_col_dup(st, 1, oom);
 		f->category = sq_col_dup(st, 2, oom);
 		f->severity = sev < 0 ? LINT_SEV_ERROR : (enum lint_severity)sev;
-		f->line = sqlite3_column_int(st, 4);
+		f->line = sqlite.sqlite3_column_int(st, 4);
 		f->message = sq_col_dup(st, 5, oom);
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
@@ -237,12 +237,12 @@ int sq_samples_load(struct store *base, const char *run_id, struct sample_result
 	bool oom = false;
 	int rc;
 
-	rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);	/* one snapshot for all reads */
+	rc = sqlite.sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);	/* one snapshot for all reads */
 	if (rc != SQLITE_OK)
 		goto fail;
 	st = sq_stmt(s, ST_SAMPLES_LOAD);
 	sq_bind_text(st, 1, run_id);
-	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!oom && (rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		struct sample_result *r;
 
 		if (len == cap) {
@@ -266,18 +266,18 @@ int sq_samples_load(struct store *base, const char *run_id, struct sample_result
 		r->score = sq_col_real(st, 5);
 		r->score_public = sq_col_real(st, 6);
 		r->score_holdout = sq_col_real(st, 7);
-		r->passed = sqlite3_column_int(st, 8) != 0;
+		r->passed = sqlite.sqlite3_column_int(st, 8) != 0;
 		r->he_result = sq_col_dup(st, 9, &oom);
-		r->harness_error = sqlite3_column_int(st, 10) != 0;
-		r->latency_ms = sqlite3_column_int64(st, 11);
-		r->cpu_ms = sqlite3_column_int64(st, 12);
-		r->peak_memory_bytes = sqlite3_column_int64(st, 13);
-		r->started_ms = sqlite3_column_int64(st, 14);
-		r->finished_ms = sqlite3_column_int64(st, 15);
+		r->harness_error = sqlite.sqlite3_column_int(st, 10) != 0;
+		r->latency_ms = sqlite.sqlite3_column_int64(st, 11);
+		r->cpu_ms = sqlite.sqlite3_column_int64(st, 12);
+		r->peak_memory_bytes = sqlite.sqlite3_column_int64(st, 13);
+		r->started_ms = sqlite.sqlite3_column_int64(st, 14);
+		r->finished_ms = sqlite.sqlite3_column_int64(st, 15);
 		r->completion = sq_col_dup(st, 16, &oom);
 		r->rouge_l = sq_col_real(st, 17);
 		{
-			int ls = lint_status_parse((const char *)sqlite3_column_text(st, 18));
+			int ls = lint_status_parse(sq_text(st, 18));
 
 			r->lint = ls < 0 ? LINT_NONE : (enum lint_status)ls;
 		}
@@ -286,9 +286,9 @@ int sq_samples_load(struct store *base, const char *run_id, struct sample_result
 		r->base_status = sq_col_dup(st, 21, &oom);
 		r->plus_status = sq_col_dup(st, 22, &oom);
 		/* unreadable counts load as zero: a record is never refused for them */
-		tripwires_from_text((const char *)sqlite3_column_text(st, 23), &r->tripwires);
+		tripwires_from_text(sq_text(st, 23), &r->tripwires);
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	if (oom)
 		goto fail_oom;
 	if (rc != SQLITE_DONE)

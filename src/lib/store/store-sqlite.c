@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "store/store-sqlite-internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -38,6 +39,30 @@
 #include <unistd.h>
 
 #include "base/util.h"
+
+struct sqlite_api sqlite;
+
+int sq_load_lib(struct sd_error *err)
+{
+	static void *lib;
+	void *h;
+
+	if (lib)
+		return 0;
+	h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return sd_error_set(err, ELIBACC, "SQLite's library cannot be loaded (%s; apt-get install libsqlite3-0)",
+				    dlerror());
+#define SQLITE_LOOKUP(ret, name, args) \
+	if (!(*(void **)&sqlite.name = dlsym(h, #name))) { \
+		dlclose(h); \
+		return sd_error_set(err, ENOSYS, "libsqlite3.so.0 has no " #name " (SQLite 3.20 or later is needed)"); \
+	}
+	SQLITE_FUNCS(SQLITE_LOOKUP)
+#undef SQLITE_LOOKUP
+	lib = h;
+	return 0;
+}
 
 #define STORE_APPLICATION_ID 0x53444556	/* "SDEV": this file is a sandeval store */
 #define STORE_BUSY_TIMEOUT_MS 10000
@@ -220,7 +245,7 @@ static int db_errno(sqlite3 *db, int rc)
 	case SQLITE_CONSTRAINT:
 		return EEXIST;
 	case SQLITE_CANTOPEN:
-		return db && sqlite3_system_errno(db) ? sqlite3_system_errno(db) : ENOENT;
+		return db && sqlite.sqlite3_system_errno(db) ? sqlite.sqlite3_system_errno(db) : ENOENT;
 	default:
 		return EIO;
 	}
@@ -235,7 +260,7 @@ int sq_fail(struct store_sqlite *s, int rc, struct sd_error *err, const char *fm
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return sd_error_set(err, db_errno(s->db, rc), "%s: %s", what,
-			    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+			    s->db ? sqlite.sqlite3_errmsg(s->db) : sqlite.sqlite3_errstr(rc));
 }
 
 static int64_t epoch_ms(void)
@@ -248,7 +273,7 @@ static int64_t epoch_ms(void)
 
 static int exec_sql(struct store_sqlite *s, const char *sql, struct sd_error *err)
 {
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	int rc = sqlite.sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, err, "'%s'", s->base.name);
 }
@@ -257,25 +282,25 @@ static int exec_sql(struct store_sqlite *s, const char *sql, struct sd_error *er
 static int query_int(struct store_sqlite *s, const char *sql, long long *out, struct sd_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int rc = sqlite.sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
+		rc = sqlite.sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
+		*out = sqlite.sqlite3_column_int64(st, 0);
 		rc = SQLITE_OK;
 	} else if (rc == SQLITE_DONE) {
 		*out = 0;
 		rc = SQLITE_OK;
 	}
-	sqlite3_finalize(st);
+	sqlite.sqlite3_finalize(st);
 	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, err, "'%s'", s->base.name);
 }
 
 void sq_rollback(struct store_sqlite *s)
 {
-	if (!sqlite3_get_autocommit(s->db))
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (!sqlite.sqlite3_get_autocommit(s->db))
+		sqlite.sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 /* Bring the schema to STORE_SCHEMA_VERSION, all in one write transaction. */
@@ -318,17 +343,20 @@ static void sq_close(struct store *base)
 	struct store_sqlite *s = sq(base);
 
 	for (int i = 0; i < ST_MAX; i++)
-		sqlite3_finalize(s->st[i]);
-	sqlite3_close_v2(s->db);
+		sqlite.sqlite3_finalize(s->st[i]);
+	sqlite.sqlite3_close_v2(s->db);
 	free(s->base.name);
 	free(s);
 }
 
 static struct store *sq_open(const char *path, bool must_exist, struct sd_error *err)
 {
-	struct store_sqlite *s = calloc(1, sizeof(*s));
+	struct store_sqlite *s;
 	int rc, flags = SQLITE_OPEN_READWRITE | (must_exist ? 0 : SQLITE_OPEN_CREATE);
 
+	if (sq_load_lib(err) < 0)
+		return NULL;
+	s = calloc(1, sizeof(*s));
 	if (!s || !(s->base.name = strdup(path))) {
 		free(s);
 		sd_error_set(err, ENOMEM, "cannot open '%s': out of memory", path);
@@ -340,9 +368,9 @@ static struct store *sq_open(const char *path, bool must_exist, struct sd_error 
 		sd_error_errno(err, errno, "cannot open '%s'", path);
 		goto fail;
 	}
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	rc = sqlite.sqlite3_open_v2(path, &s->db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+		int sys = s->db ? sqlite.sqlite3_system_errno(s->db) : 0;
 
 		if (sys)	/* "No such file or directory" says more than "unable to open database file" */
 			sd_error_errno(err, sys, "cannot open '%s'", path);
@@ -350,8 +378,8 @@ static struct store *sq_open(const char *path, bool must_exist, struct sd_error 
 			sq_fail(s, rc, err, "cannot open '%s'", path);
 		goto fail;
 	}
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	sqlite.sqlite3_extended_result_codes(s->db, 1);
+	sqlite.sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	/* journal_mode answers with a row (the mode now in force): not exec_sql's job */
 	{
 		long long ignored;
@@ -363,7 +391,7 @@ static struct store *sq_open(const char *path, bool must_exist, struct sd_error 
 	    migrate(s, err) < 0)
 		goto fail_wrap;
 	for (int i = 0; i < ST_MAX; i++) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+		rc = sqlite.sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
 		if (rc != SQLITE_OK) {
 			sq_fail(s, rc, err, "cannot open '%s'", path);
 			goto fail;
@@ -387,29 +415,29 @@ sqlite3_stmt *sq_stmt(struct store_sqlite *s, enum stmt_id id)
 {
 	sqlite3_stmt *st = s->st[id];
 
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sqlite.sqlite3_reset(st);
+	sqlite.sqlite3_clear_bindings(st);
 	return st;
 }
 
 int sq_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
-	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	return v ? sqlite.sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite.sqlite3_bind_null(st, i);
 }
 
 int sq_bind_real(sqlite3_stmt *st, int i, double v)
 {
-	return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+	return isnan(v) ? sqlite.sqlite3_bind_null(st, i) : sqlite.sqlite3_bind_double(st, i, v);
 }
 
 double sq_col_real(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+	return sqlite.sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite.sqlite3_column_double(st, i);
 }
 
 char *sq_col_dup(sqlite3_stmt *st, int i, bool *oom)
 {
-	const unsigned char *v = sqlite3_column_text(st, i);
+	const unsigned char *v = sqlite.sqlite3_column_text(st, i);
 	char *d;
 
 	if (!v)
@@ -422,9 +450,9 @@ char *sq_col_dup(sqlite3_stmt *st, int i, bool *oom)
 
 int sq_step_done(sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc = sqlite.sqlite3_step(st);
 
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -444,21 +472,21 @@ static int sq_run_create(struct store *base, struct run_info *run, struct sd_err
 		snprintf(id, sizeof(id), "r-%s", hex);
 	}
 	sq_bind_text(st, 1, id);
-	sqlite3_bind_int64(st, 2, started);
+	sqlite.sqlite3_bind_int64(st, 2, started);
 	if (run->finished_ms)
-		sqlite3_bind_int64(st, 3, run->finished_ms);
+		sqlite.sqlite3_bind_int64(st, 3, run->finished_ms);
 	sq_bind_text(st, 4, run->model);
 	sq_bind_text(st, 5, run->suite_hash);
 	sq_bind_text(st, 6, run->config_json);
-	sqlite3_bind_int64(st, 7, run->seed);
+	sqlite.sqlite3_bind_int64(st, 7, run->seed);
 	sq_bind_text(st, 8, run->formula_version ? run->formula_version : SCORE_FORMULA_VERSION);
 	sq_bind_text(st, 9, run->sandeval_version);
 	sq_bind_text(st, 10, run->tasks_path);
 	sq_bind_text(st, 11, run->samples_path);
 	if (run->shards)
-		sqlite3_bind_int(st, 12, run->shards);
+		sqlite.sqlite3_bind_int(st, 12, run->shards);
 	if (run->n_samples)
-		sqlite3_bind_int64(st, 13, run->n_samples);
+		sqlite.sqlite3_bind_int64(st, 13, run->n_samples);
 	rc = sq_step_done(st);
 	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
 		return sd_error_set(err, EEXIST, "there is already a run '%s' in '%s'", id, base->name);
@@ -476,11 +504,11 @@ static int sq_run_finish(struct store *base, const char *run_id, int64_t finishe
 	int rc;
 
 	sq_bind_text(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, finished_ms);
+	sqlite.sqlite3_bind_int64(st, 2, finished_ms);
 	rc = sq_step_done(st);
 	if (rc != SQLITE_OK)
 		return sq_fail(s, rc, err, "cannot finish run '%s' in '%s'", run_id, base->name);
-	if (sqlite3_changes(s->db) == 0)
+	if (sqlite.sqlite3_changes(s->db) == 0)
 		return sd_error_set(err, ENOENT, "no run '%s' in '%s'", run_id, base->name);
 	return 0;
 }
@@ -495,30 +523,30 @@ static int sq_run_get(struct store *base, const char *run_id, struct run_info *r
 
 	memset(&r, 0, sizeof(r));
 	sq_bind_text(st, 1, run_id);
-	rc = sqlite3_step(st);
+	rc = sqlite.sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
-		sqlite3_reset(st);
+		sqlite.sqlite3_reset(st);
 		return sd_error_set(err, ENOENT, "no run '%s' in '%s'", run_id, base->name);
 	}
 	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
+		sqlite.sqlite3_reset(st);
 		return sq_fail(s, rc, err, "cannot read run '%s' from '%s'", run_id, base->name);
 	}
 	snprintf(r.id, sizeof(r.id), "%s", run_id);
-	r.started_ms = sqlite3_column_int64(st, 0);
-	r.finished_ms = sqlite3_column_int64(st, 1);	/* NULL reads as 0: unfinished */
+	r.started_ms = sqlite.sqlite3_column_int64(st, 0);
+	r.finished_ms = sqlite.sqlite3_column_int64(st, 1);	/* NULL reads as 0: unfinished */
 	r.model = sq_col_dup(st, 2, &oom);
 	r.suite_hash = sq_col_dup(st, 3, &oom);
 	r.config_json = sq_col_dup(st, 4, &oom);
-	r.seed = sqlite3_column_int64(st, 5);
+	r.seed = sqlite.sqlite3_column_int64(st, 5);
 	r.formula_version = sq_col_dup(st, 6, &oom);
 	r.sandeval_version = sq_col_dup(st, 7, &oom);
 	r.tasks_path = sq_col_dup(st, 8, &oom);
 	r.samples_path = sq_col_dup(st, 9, &oom);
-	r.shards = sqlite3_column_int(st, 10);		/* NULL: 0, not sharded */
-	r.n_samples = sqlite3_column_int64(st, 11);
-	r.n_recorded = sqlite3_column_int64(st, 12);
-	sqlite3_reset(st);
+	r.shards = sqlite.sqlite3_column_int(st, 10);		/* NULL: 0, not sharded */
+	r.n_samples = sqlite.sqlite3_column_int64(st, 11);
+	r.n_recorded = sqlite.sqlite3_column_int64(st, 12);
+	sqlite.sqlite3_reset(st);
 	if (oom) {
 		run_info_release(&r);
 		return sd_error_set(err, ENOMEM, "cannot read run '%s' from '%s': out of memory",
@@ -537,7 +565,7 @@ static int sq_runs_list(struct store *base, char ***ids, size_t *n, struct sd_er
 	bool oom = false;
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
 		if (len + 1 >= cap) {
 			size_t ncap = cap ? 2 * cap : 16;
 			char **nv = realloc(v, ncap * sizeof(*nv));
@@ -554,7 +582,7 @@ static int sq_runs_list(struct store *base, char ***ids, size_t *n, struct sd_er
 		if (oom)
 			break;
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	if (oom || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
 		for (size_t i = 0; i < len; i++)
 			free(v[i]);
@@ -578,10 +606,10 @@ static int sq_shard_start(struct store *base, const char *run_id, int shard, int
 	int rc;
 
 	sq_bind_text(st, 1, run_id);
-	sqlite3_bind_int(st, 2, shard);
-	sqlite3_bind_int64(st, 3, n_samples);
+	sqlite.sqlite3_bind_int(st, 2, shard);
+	sqlite.sqlite3_bind_int64(st, 3, n_samples);
 	sq_bind_text(st, 4, host);
-	sqlite3_bind_int64(st, 5, now);
+	sqlite.sqlite3_bind_int64(st, 5, now);
 	rc = sq_step_done(st);
 	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
 		return sd_error_set(err, ENOENT, "no run '%s' in '%s'", run_id, base->name);
@@ -597,16 +625,16 @@ static int sq_shard_finish(struct store *base, const char *run_id, int shard, in
 	struct store_sqlite *s = sq(base);
 	struct run_info r;
 	sqlite3_stmt *st;
-	int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	int rc = sqlite.sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 
 	if (rc != SQLITE_OK)
 		goto fail;
 	st = sq_stmt(s, ST_SHARD_FINISH);
 	sq_bind_text(st, 1, run_id);
-	sqlite3_bind_int(st, 2, shard);
-	sqlite3_bind_int64(st, 3, finished_ms);
+	sqlite.sqlite3_bind_int(st, 2, shard);
+	sqlite.sqlite3_bind_int64(st, 3, finished_ms);
 	rc = sq_step_done(st);
-	if (rc == SQLITE_OK && sqlite3_changes(s->db) == 0) {
+	if (rc == SQLITE_OK && sqlite.sqlite3_changes(s->db) == 0) {
 		sq_rollback(s);
 		return sd_error_set(err, ENOENT, "shard %d of run '%s' was never started in '%s'", shard, run_id,
 				    base->name);
@@ -614,11 +642,11 @@ static int sq_shard_finish(struct store *base, const char *run_id, int shard, in
 	if (rc == SQLITE_OK) {
 		st = sq_stmt(s, ST_RUN_COMPLETE);
 		sq_bind_text(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, finished_ms);
+		sqlite.sqlite3_bind_int64(st, 2, finished_ms);
 		rc = sq_step_done(st);
 	}
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+		rc = sqlite.sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
 	if (sq_run_get(base, run_id, &r, err) < 0)
@@ -637,39 +665,39 @@ static int sq_shards_get(struct store *base, const char *run_id, struct shard_in
 {
 	struct store_sqlite *s = sq(base);
 	sqlite3_stmt *st;
-	int rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);	/* one snapshot for both */
+	int rc = sqlite.sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);	/* one snapshot for both */
 
 	if (rc != SQLITE_OK)
 		goto fail;
 	st = sq_stmt(s, ST_SHARDS_GET);
 	sq_bind_text(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int i = sqlite3_column_int(st, 0);
-		const unsigned char *host = sqlite3_column_text(st, 3);
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
+		int i = sqlite.sqlite3_column_int(st, 0);
+		const unsigned char *host = sqlite.sqlite3_column_text(st, 3);
 
 		if (i < 0 || (size_t)i >= n)
 			continue;
 		v[i].started = true;
-		v[i].n_samples = sqlite3_column_int64(st, 1);
-		v[i].attempts = sqlite3_column_int(st, 2);
+		v[i].n_samples = sqlite.sqlite3_column_int64(st, 1);
+		v[i].attempts = sqlite.sqlite3_column_int(st, 2);
 		snprintf(v[i].host, sizeof(v[i].host), "%s", host ? (const char *)host : "");
-		v[i].started_ms = sqlite3_column_int64(st, 4);
-		v[i].finished_ms = sqlite3_column_int64(st, 5);
+		v[i].started_ms = sqlite.sqlite3_column_int64(st, 4);
+		v[i].finished_ms = sqlite.sqlite3_column_int64(st, 5);
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		goto fail;
 	st = sq_stmt(s, ST_SHARD_COUNTS);
 	sq_bind_text(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int i = sqlite3_column_int(st, 0);
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW) {
+		int i = sqlite.sqlite3_column_int(st, 0);
 
 		if (i < 0 || (size_t)i >= n)
 			continue;
-		v[i].n_recorded = sqlite3_column_int64(st, 1);
-		v[i].last_ms = sqlite3_column_int64(st, 2);
+		v[i].n_recorded = sqlite.sqlite3_column_int64(st, 1);
+		v[i].last_ms = sqlite.sqlite3_column_int64(st, 2);
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sq_rollback(s);
@@ -692,9 +720,9 @@ static int sq_agent_step_put(struct store *base, const char *agent_id, const str
 	sq_bind_text(st, 1, agent_id);
 	sq_bind_text(st, 2, step->kind);
 	sq_bind_text(st, 3, step->task_id);
-	sqlite3_bind_int(st, 4, step->round);
+	sqlite.sqlite3_bind_int(st, 4, step->round);
 	sq_bind_text(st, 5, step->body);
-	sqlite3_bind_int64(st, 6, step->at_ms);
+	sqlite.sqlite3_bind_int64(st, 6, step->at_ms);
 	rc = sq_step_done(st);
 	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, err, "cannot record a step of agent run '%s' in '%s'", agent_id,
 					      base->name);
@@ -711,7 +739,7 @@ static int sq_agent_steps_load(struct store *base, const char *agent_id, struct 
 	int rc;
 
 	sq_bind_text(st, 1, agent_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !oom) {
+	while ((rc = sqlite.sqlite3_step(st)) == SQLITE_ROW && !oom) {
 		struct agent_step *x;
 
 		if (len == cap) {
@@ -725,14 +753,14 @@ static int sq_agent_steps_load(struct store *base, const char *agent_id, struct 
 			cap = cap ? cap * 2 : 16;
 		}
 		x = &v[len++];
-		x->seq = sqlite3_column_int64(st, 0);
+		x->seq = sqlite.sqlite3_column_int64(st, 0);
 		x->kind = sq_col_dup(st, 1, &oom);
 		x->task_id = sq_col_dup(st, 2, &oom);
-		x->round = sqlite3_column_int(st, 3);
+		x->round = sqlite.sqlite3_column_int(st, 3);
 		x->body = sq_col_dup(st, 4, &oom);
-		x->at_ms = sqlite3_column_int64(st, 5);
+		x->at_ms = sqlite.sqlite3_column_int64(st, 5);
 	}
-	sqlite3_reset(st);
+	sqlite.sqlite3_reset(st);
 	if (oom || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
 		agent_steps_free(v, len);
 		return oom ? sd_error_set(err, ENOMEM, "out of memory")
