@@ -148,6 +148,26 @@ static void bind_mount(const char *src, const char *dst, unsigned long long attr
 	set_attr(dst, attrs, true);
 }
 
+/* The paths of the root's entries: "/proc/self/fd/N/" or ROOT "/etc/" and
+ * one name of at most NAME_MAX bytes always fit. Not PATH_MAX: a stack frame
+ * of 4 KiB or more is probed page by page (-fstack-clash-protection), and
+ * each page init touches for the first time is a fault, 10-20 us in a guest
+ * with shadow page tables (docs/benchmarks-exec.md, 2026-12-04, night). */
+#define ENTRY_PATH 512
+
+/* noinline: its buffer on the stack only while a link is copied */
+static __attribute__((noinline)) void mirror_link(const char *src, const char *dst)
+{
+	char target[4096];
+	ssize_t n = readlink(src, target, sizeof(target) - 1);
+
+	if (n < 0)
+		die("cannot read link '%s'", src);
+	target[n] = '\0';
+	if (symlink(target, dst) < 0)
+		die("cannot create link '%s'", dst);
+}
+
 /* Mirror one entry of an image (symlink, directory or file) read-only. */
 static void mirror(const char *src, const char *dst)
 {
@@ -156,14 +176,7 @@ static void mirror(const char *src, const char *dst)
 	if (lstat(src, &sb) < 0)
 		return;
 	if (S_ISLNK(sb.st_mode)) {
-		char target[4096];
-		ssize_t n = readlink(src, target, sizeof(target) - 1);
-
-		if (n < 0)
-			die("cannot read link '%s'", src);
-		target[n] = '\0';
-		if (symlink(target, dst) < 0)
-			die("cannot create link '%s'", dst);
+		mirror_link(src, dst);
 		return;
 	}
 	if (S_ISDIR(sb.st_mode)) {
@@ -196,7 +209,7 @@ static void host_etc(void)
 		"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
 		"nsswitch.conf", "os-release", "mime.types",
 	};
-	char src[4096], dst[4096];
+	char src[ENTRY_PATH], dst[ENTRY_PATH];
 	glob_t g;
 
 	if (mkdir(ROOT "/etc", 0755) < 0)
@@ -222,7 +235,7 @@ static void host_etc(void)
 static void image_root(void)
 {
 	static const char *const host_top[] = { "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
-	char src[4096], dst[4096];
+	char src[ENTRY_PATH], dst[ENTRY_PATH];
 
 	if (args->image_fd < 0) {
 		for (size_t i = 0; i < sizeof(host_top) / sizeof(host_top[0]); i++) {
@@ -311,7 +324,9 @@ static void mkdirs(char *path)
 /* Copy IN to OUT in the kernel (sendfile: no buffer of ours, whose stack
  * frame alone would cost a fresh init 16 page faults); a source sendfile
  * cannot read (a pipe) goes through a page-sized buffer. */
-static void copy_in(int in, int out, const char *src, const char *rel, unsigned long long *bytes)
+/* noinline, as mirror_link: its buffer is on the stack only while a file is copied */
+static __attribute__((noinline)) void copy_in(int in, int out, const char *src, const char *rel,
+					      unsigned long long *bytes)
 {
 	bool by_hand = false;
 
@@ -337,33 +352,38 @@ static void copy_in(int in, int out, const char *src, const char *rel, unsigned 
 	}
 }
 
-/* Copy the files the parent opened into /work, each behind a read-only bind. */
-static void inject(void)
+/* Copy file I the parent opened into /work, behind a read-only bind.
+ * noinline, as mirror_link: no files, no 4 KiB path on the stack. */
+static __attribute__((noinline)) void inject_file(size_t i, unsigned long long *bytes)
 {
 	const struct sandbox_config *cfg = args->cfg;
+	const char *rel = cfg->files[i].dest;
+	char path[4096];
+	struct stat sb;
+	int out;
+
+	if (strncmp(rel, "/work/", 6) == 0)
+		rel += 6;
+	snprintf(path, sizeof(path), ROOT "/work/%s", rel);
+	mkdirs(path);
+	if (fstat(args->file_fds[i], &sb) < 0)
+		die("cannot stat '%s'", cfg->files[i].src);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
+	if (out < 0)
+		die("cannot create '/work/%s' (given twice, or its parent is a file?)", rel);
+	copy_in(args->file_fds[i], out, cfg->files[i].src, rel, bytes);
+	close(out);
+	close(args->file_fds[i]);
+	bind_mount(path, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+}
+
+static void inject(void)
+{
 	unsigned long long bytes = 0;
 
-	for (size_t i = 0; i < cfg->n_files; i++) {
-		const char *rel = cfg->files[i].dest;
-		char path[4096];
-		struct stat sb;
-		int out;
-
-		if (strncmp(rel, "/work/", 6) == 0)
-			rel += 6;
-		snprintf(path, sizeof(path), ROOT "/work/%s", rel);
-		mkdirs(path);
-		if (fstat(args->file_fds[i], &sb) < 0)
-			die("cannot stat '%s'", cfg->files[i].src);
-		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (sb.st_mode & 0111) ? 0555 : 0444);
-		if (out < 0)
-			die("cannot create '/work/%s' (given twice, or its parent is a file?)", rel);
-		copy_in(args->file_fds[i], out, cfg->files[i].src, rel, &bytes);
-		close(out);
-		close(args->file_fds[i]);
-		bind_mount(path, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	}
-	msg(CTL_EVENT, "inject\t%zu file(s), %llu bytes, read-only under /work", cfg->n_files, bytes);
+	for (size_t i = 0; i < args->cfg->n_files; i++)
+		inject_file(i, &bytes);
+	msg(CTL_EVENT, "inject\t%zu file(s), %llu bytes, read-only under /work", args->cfg->n_files, bytes);
 }
 
 static void build_root(void)
