@@ -21,7 +21,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
 CFLAGS ?= -O2 -g
 # pack-relative-relocs: the relative relocations as a bitmap (DT_RELR,
-# glibc 2.36), a few hundred bytes for ld.so to read instead of 70 KB.
+# glibc 2.36), 336 bytes for ld.so to read instead of 35 KB of Elf64_Rela.
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,-z,pack-relative-relocs -Wl,--as-needed $(LDFLAGS)
 # jansson, zlib and nettle linked statically: each shared object ld.so
 # loads (and, with -z now, binds in full) costs every run. SHA-256 and

@@ -324,9 +324,7 @@ static void mkdirs(char *path)
 /* Copy IN to OUT in the kernel (sendfile: no buffer of ours, whose stack
  * frame alone would cost a fresh init 16 page faults); a source sendfile
  * cannot read (a pipe) goes through a page-sized buffer. */
-/* noinline, as mirror_link: its buffer is on the stack only while a file is copied */
-static __attribute__((noinline)) void copy_in(int in, int out, const char *src, const char *rel,
-					      unsigned long long *bytes)
+static void copy_in(int in, int out, const char *src, const char *rel, unsigned long long *bytes)
 {
 	bool by_hand = false;
 

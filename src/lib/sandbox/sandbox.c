@@ -277,8 +277,9 @@ void sandbox_event(struct sandbox_ctx *ctx, const char *phase, const char *fmt, 
  * result names what ran (the host image's digest from its cache, if fresh). */
 /* noinline: its 8 KiB of paths leave the stack before the sandbox is made
  * (sandbox-child.c, ENTRY_PATH: each page is a fault) */
-static __attribute__((noinline)) int resolve_image(const struct sandbox_config *cfg, struct sandbox_config *local, char *rootfs,
-			 size_t size, struct sandbox_result *res, struct sd_error *err)
+static __attribute__((noinline)) int resolve_image(const struct sandbox_config *cfg, struct sandbox_config *local,
+						   char *rootfs, size_t size, struct sandbox_result *res,
+						   struct sd_error *err)
 {
 	struct image_ref ref;
 	struct image_info info;
