@@ -120,3 +120,20 @@ sample() {
 	[[ $(jq -r 'select(.sample_id == "naps") | .passed' out.jsonl) == true ]] ||
 		flunk "naps: $(jq -c 'select(.sample_id == "naps") | .tests' out.jsonl)"
 }
+
+@test "the test code's own time is not the candidate's: a set-up that sleeps 3.5 s passes a quick answer; the candidate's module code counts" {
+	# HumanEval-format test code whose module level sleeps (as an import of
+	# numpy takes seconds under gVisor): the driver runs it, the candidate waits
+	jq -cn '{task_id: "t/0", prompt: "def f():\n", canonical_solution: "    return 1\n", entry_point: "f",
+		test: "import time\ntime.sleep(3.5)\n\n\ndef check(candidate):\n    assert candidate() == 1\n"}' >tasks.jsonl
+	{
+		sample quick $'    return 1\n'
+		sample module-sleeps $'    return 1\n\n\nimport time\ntime.sleep(3.5)\n'
+	} >samples.jsonl
+	run_eval --tasks tasks.jsonl --samples samples.jsonl --out out.jsonl --jobs 1
+	((rc == 0)) || flunk "exit $rc"
+	[[ $(jq -r 'select(.sample_id == "quick") | .passed' out.jsonl) == true ]] ||
+		flunk "the driver's 3.5 s were held against the candidate: $(jq -c 'select(.sample_id == "quick") | .tests' out.jsonl)"
+	[[ $(jq -r 'select(.sample_id == "module-sleeps") | .tests[0].status + ": " + .tests[0].detail' out.jsonl) == "timeout: no answer within the problem's 3 s of active time"* ]] ||
+		flunk "the candidate's own module code was not held against it: $(jq -c 'select(.sample_id == "module-sleeps") | .tests' out.jsonl)"
+}
