@@ -21,13 +21,15 @@
  *   -f SIZE:MODE:DEST  the next SIZE bytes after the arguments are the file
  *              /work/DEST, mode MODE (octal), put behind a read-only bind
  *              mount; nothing of the host's is opened for it
- * Order: open the FIFOs -> read the request -> one tmpfs (/.sandeval-scratch)
- * of -t bytes, bound at /work and /tmp -> injected files -> detach /.sandeval
- * -> fork the program, which sets its rlimits, drops the bounding set,
- * groups, uid/gid (to 1000), capabilities, sets no_new_privs, loads
- * sandeval's seccomp filter and executes. Init reaps everything and exits
- * when the program ends, which ends the sandbox: one request, one program,
- * one sandbox.
+ * Order: open the FIFOs -> fork the program's process, which drops the
+ * bounding set, groups, uid/gid (to 1000), capabilities, sets no_new_privs,
+ * loads sandeval's seccomp filter and waits (a fork and each call are dear
+ * inside gVisor: a pre-started sandbox does them before its sample) -> read
+ * the request -> one tmpfs (/.sandeval-scratch) of -t bytes, bound at /work
+ * and /tmp -> injected files -> detach /.sandeval -> the program's limits,
+ * environment and arguments to it on a pipe: it sets its rlimits, changes
+ * into /work and executes. Init reaps everything and exits when the program
+ * ends, which ends the sandbox: one request, one program, one sandbox.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,15 +63,35 @@
 static int ctl = -1;
 
 /* What the request sets (besides the files and the program). */
-static struct {
+struct limits {
 	long nproc;			/* -1: not set */
-	unsigned long long tmpfs;
 	int n_rl;
 	int rl_res[MAX_RLIMITS];
 	struct rlimit rl[MAX_RLIMITS];
+};
+
+static struct {
+	struct limits lim;		/* the program's, sent to it as they are */
+	unsigned long long tmpfs;
 	char **env;
 	int n_env;
-} req = { .nproc = -1, .tmpfs = 4096 };
+} req = { .lim.nproc = -1, .tmpfs = 4096 };
+
+/* N bytes at P to FD; false on an error (errno) or when nothing more goes. */
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
 
 static void msg(char type, const char *fmt, ...)
 {
@@ -88,16 +110,7 @@ static void msg(char type, const char *fmt, ...)
 		if (line[i] == '\n')
 			line[i] = ' ';
 	line[n++] = '\n';
-	for (char *p = line; n > 0;) {
-		ssize_t w = write(ctl, p, (size_t)n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (int)w;
-	}
+	write_all(ctl, line, (size_t)n);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -128,8 +141,25 @@ static int open_fifo(const char *name, int flags)
 
 static long long number(const char *s, char stop, const char **end);
 
+/* PATH's parent directories under /work, made for uid 1000. Each call is a
+ * trip through the Sentry: the directories made are remembered (the first
+ * MADE_MAX), and most files share one. */
+#define MADE_MAX 16
 static void mkdirs(char *path)
 {
+	static char *made[MADE_MAX];
+	static int n_made;
+	char *slash = strrchr(path, '/');
+
+	*slash = '\0';
+	for (int i = 0; i < n_made; i++)
+		if (strcmp(made[i], path) == 0) {
+			*slash = '/';
+			return;
+		}
+	if (n_made < MADE_MAX && (made[n_made] = strdup(path)))
+		n_made++;
+	*slash = '/';
 	for (char *p = strchr(path + strlen("/work/"), '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
@@ -169,15 +199,8 @@ static unsigned long long inject(int fd, const char *spec)
 			continue;
 		if (n <= 0)
 			die("cannot read '%s' from the request", dst);
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				die("cannot copy into '%s' (does it fit in --tmpfs?)", dst);
-			off += w;
-		}
+		if (!write_all(out, buf, (size_t)n))
+			die("cannot copy into '%s' (does it fit in --tmpfs?)", dst);
 		left -= (unsigned long long)n;
 	}
 	close(out);
@@ -216,13 +239,57 @@ static void set_caps_zero(void)
 		die("capset");
 }
 
-/* The program's process: constrain, then execute. Errors go to EPIPE_FD. */
-static _Noreturn void run_program(char **argv, int fds[3])
+/* GO's bytes up to its end of file, in a buffer ending with a NUL (*LEN without it); NULL on error. */
+static char *read_go(int go, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	while (buf) {
+		ssize_t r;
+
+		if (n + 1 == cap) {
+			char *more = cap < REQUEST_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!more)
+				free(buf);
+			buf = more;
+			cap *= 2;
+			continue;
+		}
+		r = read(go, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0) {
+			buf[n] = '\0';
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	return NULL;
+}
+
+/* The program's process, forked before the request comes (while a
+ * pre-started sandbox waits for its sample): it constrains itself, then
+ * reads from GO, once init built /work, the request's limits (a struct
+ * limits), environment and arguments (NUL-terminated strings, the
+ * environment's first, then an empty one), sets the limits and executes.
+ * An empty GO (init gone before a sample came) ends it. Errors go to ctl as
+ * E lines. */
+static _Noreturn void program(int go, int fds[3])
 {
 	extern char **environ;
 
 	struct sd_error err = { 0 };
 	const struct sysfilter *filter = sysfilter_prebuilt();
+	char **argv, **env, *body;
+	size_t len, n = 0, k = 0;
+	struct limits lim;
 	sigset_t none;
 
 	/* init ignores SIGPIPE and handles nothing: the one disposition an
@@ -233,11 +300,6 @@ static _Noreturn void run_program(char **argv, int fds[3])
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			die("dup2");
-	if (chdir("/work") < 0)
-		die("chdir /work");
-	for (int i = 0; i < req.n_rl; i++)
-		if (setrlimit((__rlimit_resource_t)req.rl_res[i], &req.rl[i]) < 0)
-			die("cannot set rlimit %d", req.rl_res[i]);
 	/* up to the last capability the kernel knows (EINVAL after it) */
 	for (int cap = 0; cap <= 63; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap) < 0) {
@@ -248,12 +310,6 @@ static _Noreturn void run_program(char **argv, int fds[3])
 	if (setgroups(0, NULL) < 0 || setresgid(GID, GID, GID) < 0 || setresuid(UID, UID, UID) < 0)
 		die("cannot become uid %d", UID);
 	set_caps_zero();
-	if (req.nproc >= 0) {
-		struct rlimit rl = { (rlim_t)req.nproc, (rlim_t)req.nproc };
-
-		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			die("cannot set RLIMIT_NPROC");
-	}
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("cannot set no_new_privs");
@@ -261,12 +317,62 @@ static _Noreturn void run_program(char **argv, int fds[3])
 		msg('E', "%s", err.msg);
 		_exit(127);
 	}
+	/* ready: from here on, what the sample asks */
+	body = read_go(go, &len);
+	if (!body || len == 0)
+		_exit(body ? 0 : 127);
+	if (len <= sizeof(lim))
+		die("bad request");
+	memcpy(&lim, body, sizeof(lim));
+	if (lim.n_rl < 0 || lim.n_rl > MAX_RLIMITS)
+		die("bad request");
+	for (int i = 0; i < lim.n_rl; i++)
+		if (setrlimit((__rlimit_resource_t)lim.rl_res[i], &lim.rl[i]) < 0)
+			die("cannot set rlimit %d", lim.rl_res[i]);
+	if (lim.nproc >= 0) {
+		struct rlimit rl = { (rlim_t)lim.nproc, (rlim_t)lim.nproc };
+
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			die("cannot set RLIMIT_NPROC");
+	}
+	for (size_t off = sizeof(lim); off < len; off += strlen(body + off) + 1)
+		n++;
+	env = calloc(n + 2, sizeof(char *));
+	if (!env)
+		die("cannot hold the request");
+	for (size_t off = sizeof(lim); off < len; off += strlen(body + off) + 1)
+		env[k++] = body + off;
+	for (k = 0; env[k] && env[k][0]; k++)
+		;
+	if (!env[k] || !env[k + 1])
+		die("no program");
+	env[k] = NULL;
+	argv = env + k + 1;
+	if (chdir("/work") < 0)
+		die("chdir /work");
 	msg('I', "constrain\tcapabilities dropped (bounding set too), no_new_privs, "
 	    "seccomp allowlist of %d calls inside gVisor, rlimits; uid %d", sysfilter_allowed(filter), UID);
 	msg('L', "0 %d", sysfilter_allowed(filter));
-	environ = req.env;	/* execvp's PATH is the program's, as it was runsc's */
+	environ = env;	/* execvp's PATH is the program's, as it was runsc's */
 	execvp(argv[0], argv);
 	die("cannot execute '%s'", argv[0]);
+}
+
+/* What the program's process waits for on GO: the request's limits, its
+ * environment and its arguments (ARGV from index ARGI); GO is closed. A
+ * failed write means the program is gone already: its status tells. */
+static void release(int go, char **argv, int argi)
+{
+	bool ok = write_all(go, (const char *)&req.lim, sizeof(req.lim));
+
+	for (int i = 0; ok && i <= req.n_env; i++) {
+		const char *s = i < req.n_env ? req.env[i] : "";
+
+		ok = write_all(go, s, strlen(s) + 1);
+	}
+	for (int i = argi + 1; ok && argv[i]; i++)
+		ok = write_all(go, argv[i], strlen(argv[i]) + 1);
+	close(go);
 }
 
 static void read_all(int fd, char *buf, size_t n)
@@ -333,14 +439,14 @@ static long long number(const char *s, char stop, const char **end)
 static void rlimit_arg(const char *spec)
 {
 	const char *p = spec;
-	int i = req.n_rl;
+	int i = req.lim.n_rl;
 
 	if (i == MAX_RLIMITS)
 		die("too many -r");
-	req.rl_res[i] = (int)number(p, ':', &p);
-	req.rl[i].rlim_cur = (rlim_t)number(p, ':', &p);
-	req.rl[i].rlim_max = (rlim_t)number(p, '\0', &p);
-	req.n_rl++;
+	req.lim.rl_res[i] = (int)number(p, ':', &p);
+	req.lim.rl[i].rlim_cur = (rlim_t)number(p, ':', &p);
+	req.lim.rl[i].rlim_max = (rlim_t)number(p, '\0', &p);
+	req.lim.n_rl++;
 }
 
 /* The limits and the environment; returns the index of "--". */
@@ -358,12 +464,12 @@ static int parse_request(int argc, char **argv)
 		if (!v)
 			die("bad argument '%s'", opt);
 		if (strcmp(opt, "-p") == 0)
-			req.nproc = (long)number(v, '\0', &end);
+			req.lim.nproc = (long)number(v, '\0', &end);
 		else if (strcmp(opt, "-t") == 0)
 			req.tmpfs = (unsigned long long)number(v, '\0', &end);
 		else if (strcmp(opt, "-r") == 0)
 			rlimit_arg(v);
-		else if (strcmp(opt, "-e") == 0)
+		else if (strcmp(opt, "-e") == 0 && *v)	/* never empty: the program's end of the environment */
 			req.env[req.n_env++] = argv[argi + 1];
 		else if (strcmp(opt, "-f") != 0)
 			die("bad argument '%s'", opt);
@@ -378,8 +484,8 @@ static int parse_request(int argc, char **argv)
 int main(void)
 {
 	unsigned long long bytes = 0;
-	int fds[3], argc, argi, nfiles = 0, reqfd;
-	char **argv;
+	int fds[3], argc, argi, nfiles = 0, reqfd, go[2], ex[2];
+	char **argv, buf[1];
 	pid_t pid;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -390,7 +496,6 @@ int main(void)
 		die("fcntl");
 	fds[1] = open_fifo("out", O_WRONLY);
 	fds[2] = open_fifo("err", O_WRONLY);
-	reqfd = open_fifo("req", O_RDONLY);
 	/* runsc's own stdio: nothing of ours goes there */
 	for (int i = 0; i < 3; i++) {
 		int fd = open("/dev/null", O_RDWR);
@@ -400,7 +505,26 @@ int main(void)
 		if (fd > 2)
 			close(fd);
 	}
+	/* The program's process, constrained before the sample comes: a fork
+	 * and its first steps are dear inside gVisor (a new address space and
+	 * a trip through the Sentry per call). EX: EOF once its execve closed
+	 * its end (or it died trying). */
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("cannot fork the program");
+	if (pid == 0) {
+		close(go[1]);
+		close(ex[0]);
+		program(go[0], fds);
+	}
+	close(go[0]);
+	close(ex[1]);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
 	/* ready: everything above is the same for every sample; now wait for one */
+	reqfd = open_fifo("req", O_RDONLY);
 	argv = read_request(reqfd, &argc);
 	argi = parse_request(argc, argv);
 	scratch();
@@ -413,26 +537,10 @@ int main(void)
 	if (umount2(DIR_CTL, MNT_DETACH) < 0)
 		die("cannot detach '%s'", DIR_CTL);
 	msg('I', "inject\t%d file(s), %llu bytes, read-only under /work; /work and /tmp share one tmpfs", nfiles, bytes);
-
-	int p[2];
-	char buf[1];
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("cannot fork the program");
-	if (pid == 0) {
-		close(p[0]);
-		run_program(argv + argi + 1, fds);
-	}
-	close(p[1]);
-	for (int i = 0; i < 3; i++)
-		close(fds[i]);
-	/* EOF once the program's execve closed p[1] (or it died trying). */
-	while (read(p[0], buf, 1) < 0 && errno == EINTR)
+	release(go[1], argv, argi);
+	while (read(ex[0], buf, 1) < 0 && errno == EINTR)
 		;
-	close(p[0]);
+	close(ex[0]);
 	msg('X', "%s", argv[argi + 1]);
 	for (;;) {
 		int st;
@@ -440,9 +548,9 @@ int main(void)
 
 		if (w == pid) {
 			/* a file at the program's RLIMIT_FSIZE: it reached --file-size */
-			for (int i = 0; i < req.n_rl; i++)
-				if (req.rl_res[i] == RLIMIT_FSIZE && req.rl[i].rlim_cur != RLIM_INFINITY &&
-				    file_size_reached((uint64_t)req.rl[i].rlim_cur))
+			for (int i = 0; i < req.lim.n_rl; i++)
+				if (req.lim.rl_res[i] == RLIMIT_FSIZE && req.lim.rl[i].rlim_cur != RLIM_INFINITY &&
+				    file_size_reached((uint64_t)req.lim.rl[i].rlim_cur))
 					msg('F', "");
 			msg('S', "%d", st);
 			_exit(0);
