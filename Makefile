@@ -122,10 +122,11 @@ $(B)/src/lib/sandbox/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 
 # The gVisor backend's init runs inside the sandbox, on any image: static, and
 # embedded in sandeval (sandbox-gvisor-init.c .incbin's it). Never sanitized.
-$(B)/gvinit: src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c \
+# --gc-sections: only what it calls of base/util.c.
+$(B)/gvinit: src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c src/lib/base/util.c \
 		$(B)/gen/sysfilter-bpf.h
-	$(CC) -std=c11 -O2 -Wall -Wextra -Wno-format-truncation -static -Isrc/lib -I$(B)/gen -o $@ \
-		src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c
+	$(CC) -std=c11 -O2 -Wall -Wextra -Wno-format-truncation -static -ffunction-sections -fdata-sections -Wl,--gc-sections -Isrc/lib -I$(B)/gen -o $@ \
+		src/gvinit/gvinit.c src/lib/sandbox/sysfilter.c src/lib/sandbox/filesize.c src/lib/base/error.c src/lib/base/util.c -lm
 $(B)/src/lib/sandbox/sandbox-gvisor-init.o: $(B)/gvinit
 $(B)/src/lib/sandbox/sandbox-gvisor-init.o: ALL_CFLAGS += -DGVINIT_BIN='"$(B)/gvinit"'
 

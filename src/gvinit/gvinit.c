@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "sandbox/filesize.h"
 #include "sandbox/sysfilter.h"
 
@@ -70,28 +71,19 @@ struct limits {
 	struct rlimit rl[MAX_RLIMITS];
 };
 
+/* What init sends the program's process on its pipe, before LEN bytes of
+ * NUL-terminated strings: the environment's, an empty one, the arguments. */
+struct go {
+	struct limits lim;
+	size_t len;
+};
+
 static struct {
 	struct limits lim;		/* the program's, sent to it as they are */
 	unsigned long long tmpfs;
 	char **env;
 	int n_env;
 } req = { .lim.nproc = -1, .tmpfs = 4096 };
-
-/* N bytes at P to FD; false on an error (errno) or when nothing more goes. */
-static bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
 
 static void msg(char type, const char *fmt, ...)
 {
@@ -199,7 +191,7 @@ static unsigned long long inject(int fd, const char *spec)
 			continue;
 		if (n <= 0)
 			die("cannot read '%s' from the request", dst);
-		if (!write_all(out, buf, (size_t)n))
+		if (write_all(out, buf, (size_t)n) < 0)
 			die("cannot copy into '%s' (does it fit in --tmpfs?)", dst);
 		left -= (unsigned long long)n;
 	}
@@ -239,48 +231,40 @@ static void set_caps_zero(void)
 		die("capset");
 }
 
-/* GO's bytes up to its end of file, in a buffer ending with a NUL (*LEN without it); NULL on error. */
-static char *read_go(int go, size_t *len)
+static void read_all(int fd, char *buf, size_t n)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
+	while (n > 0) {
+		ssize_t r = read(fd, buf, n);
 
-	while (buf) {
-		ssize_t r;
-
-		if (n + 1 == cap) {
-			char *more = cap < REQUEST_MAX ? realloc(buf, cap * 2) : NULL;
-
-			if (!more)
-				free(buf);
-			buf = more;
-			cap *= 2;
-			continue;
-		}
-		r = read(go, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (r == 0) {
-			buf[n] = '\0';
-			*len = n;
-			return buf;
-		}
-		n += (size_t)r;
+		if (r <= 0)
+			die("cannot read the request");
+		buf += r;
+		n -= (size_t)r;
 	}
-	return NULL;
+}
+
+/* The NUL-terminated strings of BODY (LEN bytes, BODY[LEN] a NUL) as a
+ * NULL-terminated array, after FIRST when it is not NULL. */
+static char **split(char *body, size_t len, const char *first)
+{
+	char **v = calloc(len + 2, sizeof(char *));
+	size_t k = 0;
+
+	if (!v)
+		die("cannot hold the request");
+	if (first)
+		v[k++] = (char *)first;
+	for (size_t off = 0; off < len; off += strlen(body + off) + 1)
+		v[k++] = body + off;
+	return v;
 }
 
 /* The program's process, forked before the request comes (while a
  * pre-started sandbox waits for its sample): it constrains itself, then
- * reads from GO, once init built /work, the request's limits (a struct
- * limits), environment and arguments (NUL-terminated strings, the
- * environment's first, then an empty one), sets the limits and executes.
- * An empty GO (init gone before a sample came) ends it. Errors go to ctl as
- * E lines. */
+ * reads from GO, once init built /work, a struct go and its strings, sets
+ * the limits and executes. Errors go to ctl as E lines. */
 static _Noreturn void program(int go, int fds[3])
 {
 	extern char **environ;
@@ -288,8 +272,8 @@ static _Noreturn void program(int go, int fds[3])
 	struct sd_error err = { 0 };
 	const struct sysfilter *filter = sysfilter_prebuilt();
 	char **argv, **env, *body;
-	size_t len, n = 0, k = 0;
-	struct limits lim;
+	struct go g;
+	size_t k;
 	sigset_t none;
 
 	/* init ignores SIGPIPE and handles nothing: the one disposition an
@@ -318,30 +302,21 @@ static _Noreturn void program(int go, int fds[3])
 		_exit(127);
 	}
 	/* ready: from here on, what the sample asks */
-	body = read_go(go, &len);
-	if (!body || len == 0)
-		_exit(body ? 0 : 127);
-	if (len <= sizeof(lim))
+	read_all(go, (char *)&g, sizeof(g));
+	if (g.lim.n_rl < 0 || g.lim.n_rl > MAX_RLIMITS || g.len > REQUEST_MAX || !(body = malloc(g.len + 1)))
 		die("bad request");
-	memcpy(&lim, body, sizeof(lim));
-	if (lim.n_rl < 0 || lim.n_rl > MAX_RLIMITS)
-		die("bad request");
-	for (int i = 0; i < lim.n_rl; i++)
-		if (setrlimit((__rlimit_resource_t)lim.rl_res[i], &lim.rl[i]) < 0)
-			die("cannot set rlimit %d", lim.rl_res[i]);
-	if (lim.nproc >= 0) {
-		struct rlimit rl = { (rlim_t)lim.nproc, (rlim_t)lim.nproc };
+	read_all(go, body, g.len);
+	body[g.len] = '\0';
+	for (int i = 0; i < g.lim.n_rl; i++)
+		if (setrlimit((__rlimit_resource_t)g.lim.rl_res[i], &g.lim.rl[i]) < 0)
+			die("cannot set rlimit %d", g.lim.rl_res[i]);
+	if (g.lim.nproc >= 0) {
+		struct rlimit rl = { (rlim_t)g.lim.nproc, (rlim_t)g.lim.nproc };
 
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			die("cannot set RLIMIT_NPROC");
 	}
-	for (size_t off = sizeof(lim); off < len; off += strlen(body + off) + 1)
-		n++;
-	env = calloc(n + 2, sizeof(char *));
-	if (!env)
-		die("cannot hold the request");
-	for (size_t off = sizeof(lim); off < len; off += strlen(body + off) + 1)
-		env[k++] = body + off;
+	env = split(body, g.len, NULL);
 	for (k = 0; env[k] && env[k][0]; k++)
 		;
 	if (!env[k] || !env[k + 1])
@@ -358,42 +333,32 @@ static _Noreturn void program(int go, int fds[3])
 	die("cannot execute '%s'", argv[0]);
 }
 
-/* What the program's process waits for on GO: the request's limits, its
- * environment and its arguments (ARGV from index ARGI); GO is closed. A
- * failed write means the program is gone already: its status tells. */
+/* What the program's process waits for on GO (a struct go, its strings),
+ * from ARGV's index ARGI on; GO is closed. A write fails (EPIPE) only when
+ * the program is gone already: its status tells. */
 static void release(int go, char **argv, int argi)
 {
-	bool ok = write_all(go, (const char *)&req.lim, sizeof(req.lim));
+	struct go g = { .lim = req.lim, .len = 1 };
+	char **arg = argv + argi + 1;
 
-	for (int i = 0; ok && i <= req.n_env; i++) {
-		const char *s = i < req.n_env ? req.env[i] : "";
-
-		ok = write_all(go, s, strlen(s) + 1);
-	}
-	for (int i = argi + 1; ok && argv[i]; i++)
-		ok = write_all(go, argv[i], strlen(argv[i]) + 1);
+	for (int i = 0; i < req.n_env; i++)
+		g.len += strlen(req.env[i]) + 1;
+	for (int i = 0; arg[i]; i++)
+		g.len += strlen(arg[i]) + 1;
+	write_all(go, &g, sizeof(g));
+	for (int i = 0; i < req.n_env; i++)
+		write_all(go, req.env[i], strlen(req.env[i]) + 1);
+	write_all(go, "", 1);
+	for (int i = 0; arg[i]; i++)
+		write_all(go, arg[i], strlen(arg[i]) + 1);
 	close(go);
-}
-
-static void read_all(int fd, char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t r = read(fd, buf, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die("cannot read the request");
-		buf += r;
-		n -= (size_t)r;
-	}
 }
 
 /* The request on FD: its arguments as an argv (NULL-terminated), *ARGC. */
 static char **read_request(int fd, int *argc)
 {
 	char head[24], *body, **argv;
-	size_t len = 0, n = 0, k = 0;
+	size_t len = 0, n = 0;
 
 	for (;;) {
 		if (n == sizeof(head) - 1)
@@ -408,18 +373,15 @@ static char **read_request(int fd, int *argc)
 			die("request too long");
 	}
 	body = malloc(len + 1);
-	argv = body ? calloc(len + 2, sizeof(char *)) : NULL;
-	if (!argv)
+	if (!body)
 		die("cannot hold the request");
 	read_all(fd, body, len);
 	body[len] = '\0';
 	if (len && body[len - 1] != '\0')
 		die("bad request");
-	argv[k++] = "init";
-	for (size_t off = 0; off < len; off += strlen(body + off) + 1)
-		argv[k++] = body + off;
-	argv[k] = NULL;
-	*argc = (int)k;
+	argv = split(body, len, "init");
+	for (*argc = 0; argv[*argc]; ++*argc)
+		;
 	return argv;
 }
 
