@@ -9,14 +9,17 @@
 # default 1). As root (gVisor needs cgroups).
 #
 # Per sample (every sandbox that ran a program: the samples and the run's canaries):
-#   latency   the run's wait for the sample: from its assignment (sandbox_run) to its result, the
-#             sandbox destroyed (the t_ms of its destroy event: events count from the assignment)
+#   latency   the run's wait for the sample: from its assignment (sandbox_run) to its result (the t_ms
+#             of its destroy event: events count from the assignment); with the pool, a used sandbox's
+#             destruction is deferred to the next sample's run ("deferred" event): the result is then
+#             that event's time, and the destruction's own is reported apart (destroyed after)
 #   overhead  latency less the program's own wall time (exec to exit, the "ok: ... ms wall" event): what
 #             the sandbox adds around the program
 #   pre-started  the overhead of the sandboxes that were started before their sample came (the pool's; a
 #             process's first sandbox and every sandbox with the pool off were started for their sample)
-#   cpu       host CPU of the sandbox's cgroup, its start included (runsc, gofer, Sentry, the program),
-#             and prestart: the part spent before the sample was assigned
+#   cpu       host CPU of the sandbox's cgroup, its start included (runsc, gofer, Sentry, the program) and
+#             its teardown where the destroy reports it ("in all"), and prestart: the part spent before
+#             the sample was assigned
 # Pre-started sandboxes never used (the last of each worker) are counted apart: their CPU is spent too.
 set -eu
 
@@ -65,7 +68,7 @@ for log in sorted(glob.glob(os.path.join(work, "*.log"))):
         e = json.loads(line)
         ev.setdefault(e["sandbox_id"], []).append(e)
     r = rows.setdefault(p, {"lat": [], "over": [], "cpu": [], "pre": [], "unused": 0, "wall": [], "n": 0,
-                            "pooled": []})
+                            "pooled": [], "later": []})
     r["wall"].append(int(open(log[:-4] + ".wall").read()))
     for sid, es in ev.items():
         cpu = [e for e in es if e["detail"].startswith("sandbox host CPU")]
@@ -76,14 +79,21 @@ for log in sorted(glob.glob(os.path.join(work, "*.log"))):
         wall = [int(re.search(r"(\d+) ms wall", e["detail"]).group(1)) for e in es
                 if e["phase"] == "execute" and " ms wall" in e["detail"]]
         end = [e["t_ms"] for e in es if e["phase"] == "destroy"]
+        deferred = [e["t_ms"] for e in es if e["phase"] == "destroy" and e["detail"].startswith("deferred")]
         if not wall or not end:
             continue
+        stop = deferred[0] if deferred else end[-1]
+        if deferred:
+            r["later"].append(end[-1] - stop)
         r["n"] += 1
-        r["lat"].append(end[-1])
-        r["over"].append(end[-1] - wall[0])
+        r["lat"].append(stop)
+        r["over"].append(stop - wall[0])
         if "(pre-started," in cpu[0]["detail"]:
-            r["pooled"].append(end[-1] - wall[0])
-        r["cpu"].append(int(m.group(1)))
+            r["pooled"].append(stop - wall[0])
+        # the sandbox's CPU in all, runsc's teardown after the result included, where the destroy said it
+        total = [int(re.match(r"sandbox host CPU (\d+) ms in all", e["detail"]).group(1)) for e in es
+                 if e["phase"] == "destroy" and re.match(r"sandbox host CPU \d+ ms in all", e["detail"])]
+        r["cpu"].append(total[-1] if total else int(m.group(1)))
         r["pre"].append(int(m.group(2)))
 
 def med(x):
@@ -93,8 +103,8 @@ def mean(x):
     return statistics.fmean(x) if x else float("nan")
 
 print()
-print("| --gvisor-pool | sandboxes | run wall [ms] (median) | latency [ms] median / p90 | overhead [ms] median / p90 | of them pre-started: n, overhead median / p90 | CPU per sample [ms] mean (of it pre-start) | pre-started, unused |")
-print("|---|---|---|---|---|---|---|---|")
+print("| --gvisor-pool | sandboxes | run wall [ms] (median) | latency [ms] median / p90 | overhead [ms] median / p90 | of them pre-started: n, overhead median / p90 | CPU per sample [ms] mean (of it pre-start) | pre-started, unused | destroyed after the result [ms] median (deferred) |")
+print("|---|---|---|---|---|---|---|---|---|")
 for p in (pool, "0"):
     r = rows.get(p)
     if not r:
@@ -102,7 +112,8 @@ for p in (pool, "0"):
     q = lambda x: sorted(x)[int(0.9 * (len(x) - 1))] if x else float("nan")
     print(f"| {p} | {r['n']} | {med(r['wall']):.0f} | {med(r['lat']):.0f} / {q(r['lat']):.0f} | "
           f"{med(r['over']):.0f} / {q(r['over']):.0f} | {len(r['pooled'])}, {med(r['pooled']):.0f} / {q(r['pooled']):.0f} | "
-          f"{mean(r['cpu']):.0f} ({mean(r['pre']):.0f}) | {r['unused']} |")
+          f"{mean(r['cpu']):.0f} ({mean(r['pre']):.0f}) | {r['unused']} | "
+          f"{med(r['later']):.0f} ({len(r['later'])}) |")
 on, off = rows.get(pool), rows.get("0")
 if on and off:
     print()

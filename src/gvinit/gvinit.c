@@ -5,12 +5,17 @@
  * picture). It runs as root of the sandbox (gVisor's emulated root, never the
  * host's) and talks to the supervisor only through host FIFOs in /.sandeval:
  *   ctl  (write) lines: "I phase\tdetail", "L landlock seccomp", "X" (the
- *        program was executed), "E message" (setup failed), "S wstatus"
+ *        program was executed), "E message" (setup failed), "S wstatus N"
+ *        (the program's status, then the N processes it left, which init
+ *        killed before saying so)
  *   req  (read) the one request: "LEN\n", then LEN bytes of NUL-terminated
  *        arguments (below), then the contents of each -f file in their
  *        order; it comes when a sample is assigned to the
  *        sandbox, which may have been started long before (a pre-started
- *        sandbox of the pool): nothing of the sample is known until then
+ *        sandbox of the pool): nothing of the sample is known until then.
+ *        A pre-started sandbox may get first a request of files only (-t
+ *        and -f, no "--"): the run's runner, the same for every sample,
+ *        injected at once; the sample's request then has the same -t
  *   in, out, err  the program's stdin, stdout and stderr
  * The request's arguments: [-p NPROC] [-t BYTES] [-r RES:SOFT:HARD]...
  * [-e NAME=VALUE]... [-f SIZE:MODE:DEST]... -- PROGRAM [ARG...]
@@ -26,7 +31,9 @@
  * loads sandeval's seccomp filter and waits (a fork and each call are dear
  * inside gVisor: a pre-started sandbox does them before its sample) -> read
  * the request -> one tmpfs (/.sandeval-scratch) of -t bytes, bound at /work
- * and /tmp -> injected files -> detach /.sandeval -> the program's limits,
+ * and /tmp -> injected files (first a request of files only, if one came:
+ * then the tmpfs is made for it, and the sample's request adds its files)
+ * -> detach /.sandeval -> the program's limits,
  * environment and arguments to it on a pipe: it sets its rlimits, changes
  * into /work and executes. Init reaps everything and exits when the program
  * ends, which ends the sandbox: one request, one program, one sandbox.
@@ -411,7 +418,8 @@ static void rlimit_arg(const char *spec)
 	req.lim.n_rl++;
 }
 
-/* The limits and the environment; returns the index of "--". */
+/* The limits and the environment; returns the index of "--", or ARGC
+ * when there is none (a request of files only, before the sample's). */
 static int parse_request(int argc, char **argv)
 {
 	const char *end;
@@ -436,17 +444,47 @@ static int parse_request(int argc, char **argv)
 		else if (strcmp(opt, "-f") != 0)
 			die("bad argument '%s'", opt);
 	}
-	if (argi + 1 >= argc) {
+	if (argi + 1 == argc) {
 		errno = EINVAL;
 		die("no program");
 	}
 	return argi;
 }
 
+/* Each -f of ARGV before ARGI: its file from FD into /work; adds to *NFILES, *BYTES. */
+static void inject_all(int fd, char **argv, int argi, int *nfiles, unsigned long long *bytes)
+{
+	for (int i = 1; i < argi; i += 2)
+		if (strcmp(argv[i], "-f") == 0) {
+			*bytes += inject(fd, argv[i + 1]);
+			++*nfiles;
+		}
+}
+
+/* Once the program ended: what still runs besides init (the processes it
+ * left: zombies, ended already, are reaped first and not counted) killed
+ * and reaped, so that nothing of the sample runs or calls once its status
+ * is sent (the Sentry's log then holds all of its calls); their number. */
+static int reap_others(void)
+{
+	int n = 0, st;
+	pid_t w;
+
+	while (waitpid(-1, &st, WNOHANG | __WALL) > 0)
+		;
+	/* every process of the sandbox but init (ESRCH: none) */
+	if (kill(-1, SIGKILL) < 0)
+		return 0;
+	while ((w = waitpid(-1, &st, __WALL)) > 0 || (w < 0 && errno == EINTR))
+		if (w > 0)
+			n++;
+	return n;
+}
+
 int main(void)
 {
 	unsigned long long bytes = 0;
-	int fds[3], argc, argi, nfiles = 0, reqfd, go[2], ex[2];
+	int fds[3], argc, argi, nfiles = 0, npre = 0, reqfd, go[2], ex[2];
 	char **argv, buf[1];
 	pid_t pid;
 
@@ -489,16 +527,33 @@ int main(void)
 	reqfd = open_fifo("req", O_RDONLY);
 	argv = read_request(reqfd, &argc);
 	argi = parse_request(argc, argv);
-	scratch();
-	for (int i = 1; i < argi; i += 2)
-		if (strcmp(argv[i], "-f") == 0) {
-			bytes += inject(reqfd, argv[i + 1]);
-			nfiles++;
+	if (argi == argc) {
+		/* the run's shared files (its runner), sent before the sample: the
+		 * tmpfs is made for them, the sample's request brings the rest */
+		unsigned long long tmpfs = req.tmpfs;
+
+		if (req.n_env || req.lim.n_rl || req.lim.nproc >= 0) {
+			errno = EINVAL;
+			die("a request without a program carries files only");
 		}
+		scratch();
+		inject_all(reqfd, argv, argi, &nfiles, &bytes);
+		npre = nfiles;
+		argv = read_request(reqfd, &argc);
+		argi = parse_request(argc, argv);
+		if (argi == argc || req.tmpfs != tmpfs) {
+			errno = EINVAL;
+			die(argi == argc ? "no program" : "the sample's tmpfs differs from the one its files went into");
+		}
+	} else {
+		scratch();
+	}
+	inject_all(reqfd, argv, argi, &nfiles, &bytes);
 	close(reqfd);
 	if (umount2(DIR_CTL, MNT_DETACH) < 0)
 		die("cannot detach '%s'", DIR_CTL);
-	msg('I', "inject\t%d file(s), %llu bytes, read-only under /work; /work and /tmp share one tmpfs", nfiles, bytes);
+	msg('I', "inject\t%d file(s) (%d of them before the sample came), %llu bytes, read-only under /work; "
+	    "/work and /tmp share one tmpfs", nfiles, npre, bytes);
 	release(go[1], argv, argi);
 	while (read(ex[0], buf, 1) < 0 && errno == EINTR)
 		;
@@ -509,12 +564,14 @@ int main(void)
 		pid_t w = waitpid(-1, &st, __WALL);
 
 		if (w == pid) {
+			int lingering = reap_others();
+
 			/* a file at the program's RLIMIT_FSIZE: it reached --file-size */
 			for (int i = 0; i < req.lim.n_rl; i++)
 				if (req.lim.rl_res[i] == RLIMIT_FSIZE && req.lim.rl[i].rlim_cur != RLIM_INFINITY &&
 				    file_size_reached((uint64_t)req.lim.rl[i].rlim_cur))
 					msg('F', "");
-			msg('S', "%d", st);
+			msg('S', "%d %d", st, lingering);
 			_exit(0);
 		}
 		if (w < 0 && errno != EINTR)

@@ -93,6 +93,18 @@ samples() {
 	assert_pooled checker2
 	[[ $(sample_json checker | jq .passed) == true ]] || flunk "the checker saw the leaver's files or process: $(sample_json checker)"
 	[[ $(sample_json checker2 | jq .passed) == true ]] || flunk "checker2: $(sample_json checker2)"
+	# the run had the leaver's result before its sandbox's teardown: destroyed once the checker's program
+	# ran (one worker: the log is in time order)
+	local leaver_id checker_id lines
+	leaver_id=$(sqlite3 t.db "SELECT sandbox_ids FROM samples WHERE sample_id = 'leaver'")
+	checker_id=$(sqlite3 t.db "SELECT sandbox_ids FROM samples WHERE sample_id = 'checker'")
+	lines=$(jq -r --arg l "$leaver_id" --arg c "$checker_id" '
+		if .sandbox_id == $l and .phase == "destroy" and (.detail | startswith("deferred")) then "deferred"
+		elif .sandbox_id == $l and .phase == "destroy" and (.detail | startswith("gVisor sandbox")) then "removed"
+		elif .sandbox_id == $c and .phase == "execute" and (.detail | startswith("started")) then "checker started"
+		else empty end' ev.log | tr '\n' ,)
+	[[ $lines == "deferred,checker started,removed," ]] ||
+		flunk "the leaver's sandbox was not destroyed after its result, while the checker ran: $lines"
 	# nothing left: no runsc process, state directory or cgroup of any sandbox, pre-started or used
 	# shellcheck disable=SC2046 # the ids are words
 	assert_no_residue $(all_ids)
@@ -140,6 +152,42 @@ def f():
 	pool_run --tasks tasks --samples s.jsonl
 	assert_pooled roomy
 	[[ $(sample_json roomy | jq .passed) == true ]] || flunk "the roomy sample, raised, failed: $(sample_json roomy)"
+}
+
+# bats test_tags=root
+@test "gvisor pool: the runner's files put in ahead reach only samples of that runner; another language's sample never sees them" {
+	mkdir -p tasks/py tasks/js
+	jq -n '{id: "py", language: "python", entry_point: "f", prompt: "Write f.",
+		tests: [{name: "t", args: [], expected: []}]}' >tasks/py/task.json
+	jq -n '{id: "js", language: "javascript", entry_point: "f", prompt: "Write f.",
+		tests: [{name: "t", args: [], expected: []}]}' >tasks/js/task.json
+	# each returns the names under /work/.sandeval of the other language's runner (the driver's are shared)
+	local py='import os
+
+
+def f():
+    return sorted(n for n in os.listdir("/work/.sandeval") if n.endswith(".js"))
+'
+	local js='function f() {
+	return require("fs").readdirSync("/work/.sandeval").filter((n) => n.startsWith("runner.py")).sort();
+}
+'
+	jq -cn --arg py "$py" --arg js "$js" '{task_id: "py", sample_id: "py1", solution: $py},
+		{task_id: "js", sample_id: "js1", solution: $js}, {task_id: "py", sample_id: "py2", solution: $py},
+		{task_id: "py", sample_id: "py3", solution: $py}' >s.jsonl
+	pool_run --tasks tasks --samples s.jsonl
+	local s
+	for s in py1 js1 py2 py3; do
+		[[ $(sample_json "$s" | jq .passed) == true ]] || flunk "$s saw another runner's files, or failed: $(sample_json "$s")"
+	done
+	# js1's sandbox, started during py1 with python's files, was not given to it; py3's, started during py2,
+	# was (pre-started, though without files put in ahead once a sample's differed)
+	assert_pooled py3
+	local id
+	id=$(sqlite3 t.db "SELECT sandbox_ids FROM samples WHERE sample_id = 'js1'")
+	if jq -r --arg id "$id" 'select(.sandbox_id == $id) | .detail' ev.log | grep -q 'pre-started'; then
+		flunk "js1 was served by a sandbox that holds python's runner"
+	fi
 }
 
 # bats test_tags=root

@@ -16,7 +16,8 @@
  *   - a line holding a NUL byte is not init's: dropped;
  *   - events ("I phase<TAB>detail") only of the backend's phases, in order,
  *     with the detail as sent; "L" only as two integers; "S" only as one,
- *     and only when the caller wants a status; "E" sets failed, its first
+ *     or as two, the second >= 0 (the lingering processes, the last such
+ *     counts), and only when the caller wants a status; "E" sets failed, its first
  *     message is the error; "X" sets exec_seen, and exec_ns to its text
  *     when that is only digits making a positive int64 (else 0; the last
  *     "X" counts);
@@ -52,6 +53,7 @@ struct expect {
 	const char *error;		/* the first "E" line's text */
 	size_t error_len;
 	int abi, syscalls;
+	int lingering;			/* the last "S STATUS N"'s N, -1 before one */
 };
 
 /* The model's integer: an optional '-' and digits making an int, nothing else. */
@@ -139,11 +141,16 @@ static void model_line(const char *l, size_t n, const char *const *phases, bool 
 		break;
 	case 'S':
 		if (want_status) {
-			int ws;
+			const char *blank = memchr(text, ' ', tn);
+			int ws, left = -1;
 
-			if (model_int(text, tn, &ws)) {
+			if (blank ? model_int(text, (size_t)(blank - text), &ws) &&
+				    model_int(blank + 1, tn - (size_t)(blank + 1 - text), &left) && left >= 0
+				  : model_int(text, tn, &ws)) {
 				FUZZ_CHECK(e->n_status < MAX_EXPECT);
 				e->status[e->n_status++] = ws;
+				if (blank)
+					e->lingering = left;
 			}
 		}
 		break;
@@ -156,6 +163,7 @@ static void model(const char *s, size_t n, const char *const *phases, bool want_
 	size_t pos = 0;
 
 	memset(e, 0, sizeof(*e));
+	e->lingering = -1;
 	while (pos < n) {
 		const char *nl = memchr(s + pos, '\n', n - pos);
 		size_t len;
@@ -285,6 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(g.n_status == e.n_status);
 	for (size_t i = 0; i < e.n_status; i++)
 		FUZZ_CHECK(g.status[i] == e.status[i]);
+	FUZZ_CHECK(c.lingering == e.lingering);
 	FUZZ_CHECK(c.exec_seen == e.exec_seen);
 	FUZZ_CHECK(c.exec_ns == e.exec_ns);
 	FUZZ_CHECK(c.failed == e.failed);

@@ -224,7 +224,8 @@ static int run_driver(struct evaluator *ev, const struct task *task, const struc
 	for (size_t i = 0; i < rn->n_files; i++, n++) {
 		snprintf(dests[n], sizeof(dests[n]), ".sandeval/%s", rn->files[i].name);
 		files[n] = (struct sandbox_file){ .dest = dests[n], .src = rn->files[i].name,
-						  .data = rn->files[i].text, .len = rn->files[i].len };
+						  .data = rn->files[i].text, .len = rn->files[i].len,
+						  .shared = true };
 	}
 	snprintf(dests[n], sizeof(dests[n]), "%s", json_string_value(json_object_get(rn->def, "source")));
 	files[n] = (struct sandbox_file){ .dest = dests[n], .src = dests[n], .data = source, .len = strlen(source) };

@@ -248,7 +248,8 @@ int lint_run_sandbox(struct evaluator *ev, const json_t *lang, const char *code,
 	for (size_t i = 0; i < conf->n_files; i++, n++) {
 		snprintf(dests[n], sizeof(dests[n]), ".sandeval/%s", conf->files[i].name);
 		files[n] = (struct sandbox_file){ .dest = dests[n], .src = conf->files[i].name,
-						  .data = conf->files[i].text, .len = conf->files[i].len };
+						  .data = conf->files[i].text, .len = conf->files[i].len,
+						  .shared = true };
 	}
 	if (code) {
 		snprintf(dests[n], sizeof(dests[n]), "%s", json_string_value(json_object_get(lang, "source")));

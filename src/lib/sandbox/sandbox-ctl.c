@@ -22,6 +22,7 @@ void sandbox_ctl_init(struct sandbox_ctl *c, struct sandbox_ctx *ctx, const char
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
 	c->phases = phases;
+	c->lingering = -1;
 }
 
 ssize_t sandbox_ctl_read(struct sandbox_ctl *c, int fd)
@@ -115,7 +116,13 @@ static enum sandbox_ctl_stop line(struct sandbox_ctl *c, char *l, size_t n, int 
 		c->file_size = true;
 		break;
 	case CTL_STATUS:
-		if (wstatus && parse_int(text, end, wstatus))
+		/* "S STATUS" or "S STATUS LINGERING" */
+		sp = strchr(text, ' ');
+		if (wstatus && sp && parse_int(text, sp, wstatus) && parse_int(sp + 1, end, &b) && b >= 0) {
+			c->lingering = b;
+			return CTL_GOT_STATUS;
+		}
+		if (wstatus && !sp && parse_int(text, end, wstatus))
 			return CTL_GOT_STATUS;
 		break;
 	}

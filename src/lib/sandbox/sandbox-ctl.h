@@ -39,6 +39,7 @@ struct sandbox_ctl {
 	int64_t exec_ns;		/* its time, > 0 when it had one */
 	bool failed;			/* "E" came */
 	bool file_size;			/* "F" came */
+	int lingering;			/* "S STATUS N": N processes the program left, killed by init; -1: not said */
 	bool dropping;			/* within an overlong line: dropped to its newline */
 	size_t len;			/* bytes in line */
 	char line[CTL_LINE_MAX];	/* what was read and not yet handled */

@@ -4,7 +4,9 @@
  * whole picture). The bundle holds nothing of a sample: it is built when the
  * sandbox is started, maybe before its sample is known (a pre-started
  * sandbox, sandbox-pool.c); the sample's program, environment, limits and
- * files reach init only in its request (gvisor_request). The root is always a directory of the run's own: runsc's
+ * files reach init only in its request (gvisor_request); a pre-started
+ * sandbox may get the run's shared files (its runner's) before, in a
+ * request of files only (gvisor_preinject). The root is always a directory of the run's own: runsc's
  * gofer creates missing mount points in the root directory on the host, so
  * an image's directory is never the root itself; its top-level entries are
  * bound read-only into the run's root instead.
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -34,8 +37,12 @@
 /* The init, built static from src/gvinit/gvinit.c (sandbox-gvisor-init.c). */
 extern const unsigned char gvinit_start[], gvinit_end[];
 
+/* What init needs inside the sandbox (the program's process drops them
+ * all): files and mounts for /work, the uid change, and CAP_KILL for what
+ * the program left running (uid 1000's) at its end. */
 static const char *const init_caps[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_SYS_ADMIN",
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP",
+	"CAP_SYS_ADMIN",
 };
 
 static int mkdir_in(const char *dir, const char *name, mode_t mode, struct sd_error *err)
@@ -266,6 +273,7 @@ static int write_config(struct sandbox_ctx *ctx, const char *bundle, const char 
  * whole from a source that is no regular file: a pipe has no size to
  * announce) or an open --file source (opened with the caller's rights). */
 struct req_file {
+	bool pre;		/* in the sandbox before the sample: not in its request */
 	int fd;			/* -1: from memory */
 	const char *data;	/* from memory: the sample's, or buf */
 	char *buf;
@@ -480,6 +488,131 @@ static int write_contents(const struct req_out *o, const struct sandbox_file *f,
 	return 0;
 }
 
+/* DEST under /work, as init takes it */
+static const char *rel_dest(const char *dest)
+{
+	return strncmp(dest, "/work/", 6) == 0 ? dest + 6 : dest;
+}
+
+static bool same_file(const struct sandbox_file *a, const struct sandbox_file *b)
+{
+	return a->data && b->data && strcmp(rel_dest(a->dest), rel_dest(b->dest)) == 0 &&
+	       a->executable == b->executable && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* Whether F is in the sandbox already (put in before its sample). */
+static bool preinjected(const struct gvisor *gv, const struct sandbox_file *f)
+{
+	for (size_t i = 0; i < gv->n_pre; i++)
+		if (same_file(&gv->pre[i], f))
+			return true;
+	return false;
+}
+
+bool gvisor_pre_matches(const struct gvisor *gv, const struct sandbox_config *cfg)
+{
+	if (gv->n_pre && cfg->tmpfs != gv->pre_tmpfs)
+		return false;
+	for (size_t i = 0; i < gv->n_pre; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < cfg->n_files && !found; j++)
+			found = same_file(&gv->pre[i], &cfg->files[j]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+void gvisor_pre_free(struct gvisor *gv)
+{
+	for (size_t i = 0; i < gv->n_pre; i++) {
+		free((char *)gv->pre[i].dest);
+		free((char *)gv->pre[i].data);
+	}
+	free(gv->pre);
+	gv->pre = NULL;
+	gv->n_pre = 0;
+}
+
+int gvisor_preinject(struct sandbox_ctx *ctx, const struct sandbox_config *tmpl, struct sd_error *err)
+{
+	struct gvisor *gv = ctx->backend_data;
+	struct request r = { 0 };
+	cleanup_free char *all = NULL, *copy = NULL;
+	size_t n = 0, bytes = 0, len;
+	char head[32];
+	int cap;
+	ssize_t w;
+
+	for (size_t i = 0; i < tmpl->n_files; i++)
+		if (tmpl->files[i].shared && tmpl->files[i].data) {
+			n++;
+			bytes += tmpl->files[i].len;
+		}
+	if (!n)
+		return 0;
+	if (!(gv->pre = calloc(n, sizeof(*gv->pre))))
+		return sd_error_errno(err, ENOMEM, "pre-inject");
+	/* no program: init injects these and waits for the sample's request */
+	add(&r, "-t");
+	add(&r, "%llu", (unsigned long long)tmpl->tmpfs);
+	for (size_t i = 0; i < tmpl->n_files; i++) {
+		const struct sandbox_file *f = &tmpl->files[i];
+		struct sandbox_file *p = &gv->pre[gv->n_pre];
+
+		if (!f->shared || !f->data)
+			continue;
+		*p = (struct sandbox_file){ .dest = strdup(f->dest), .len = f->len,
+					    .executable = f->executable, .shared = true };
+		p->data = malloc(f->len ? f->len : 1);
+		gv->n_pre++;
+		if (!p->dest || !p->data) {
+			r.failed = true;
+			break;
+		}
+		memcpy((char *)p->data, f->data, f->len);
+		add(&r, "-f");
+		add(&r, "%zu:%o:%s", f->len, f->executable ? 0555u : 0444u, f->dest);
+	}
+	if (!r.failed) {
+		snprintf(head, sizeof(head), "%zu\n", r.len);
+		len = strlen(head) + r.len + bytes;
+		all = malloc(len);
+		copy = xasprintf("%s/prerequest", gv->dir);
+	}
+	if (r.failed || !all || !copy || write_new(copy, r.buf, r.len, 0400, err) < 0) {
+		free(r.buf);
+		gvisor_pre_free(gv);
+		return r.failed || !all || !copy ? sd_error_errno(err, ENOMEM, "pre-inject") : -1;
+	}
+	memcpy(all, head, strlen(head));
+	memcpy(all + strlen(head), r.buf, r.len);
+	free(r.buf);
+	n = strlen(head) + r.len;
+	for (size_t i = 0; i < gv->n_pre; i++) {
+		memcpy(all + n, gv->pre[i].data, gv->pre[i].len);
+		n += gv->pre[i].len;
+	}
+	/* all of it in the FIFO's buffer at once: nothing here waits for init */
+	cap = fcntl(gv->req_w, F_SETPIPE_SZ, len > INT_MAX ? INT_MAX : (int)len);
+	if (cap < 0 || (size_t)cap < len) {
+		sandbox_event(ctx, "inject", "nothing put in before the sample: the request FIFO cannot hold "
+			      "%zu bytes (%s)", len, cap < 0 ? strerror(errno) : "too small");
+		gvisor_pre_free(gv);
+		return 0;
+	}
+	w = write(gv->req_w, all, len);
+	if (w < 0 || (size_t)w != len) {
+		gvisor_pre_free(gv);
+		return sd_error_errno(err, w < 0 ? errno : EIO, "cannot write the files before the sample");
+	}
+	gv->pre_tmpfs = tmpl->tmpfs;
+	sandbox_event(ctx, "inject", "before the sample: %zu shared file(s) of the run's runner, %zu bytes, "
+		      "sent to init for /work (nothing of a sample)", gv->n_pre, bytes);
+	return 0;
+}
+
 int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct sd_error *err)
 {
 	const struct sandbox_config *cfg = ctx->cfg;
@@ -496,7 +629,7 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	for (size_t i = 0; i < cfg->n_files; i++)
 		rf[i].fd = -1;
 	for (size_t i = 0; i < cfg->n_files; i++)
-		if (open_file(&cfg->files[i], cfg->tmpfs, &rf[i], err) < 0)
+		if (!(rf[i].pre = preinjected(gv, &cfg->files[i])) && open_file(&cfg->files[i], cfg->tmpfs, &rf[i], err) < 0)
 			goto out;
 	/* gVisor counts the program's own task under uid 0 (it was forked before
 	 * setuid): N - 1 more tasks of uid 1000 make N */
@@ -516,6 +649,8 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	}
 	add_env(&r, cfg);
 	for (size_t i = 0; i < cfg->n_files; i++) {
+		if (rf[i].pre)
+			continue;
 		add(&r, "-f");
 		add(&r, "%llu:%o:%s", (unsigned long long)rf[i].size, (unsigned)rf[i].mode, cfg->files[i].dest);
 	}
@@ -544,7 +679,8 @@ int gvisor_request(struct sandbox_ctx *ctx, int req_fd, int64_t deadline, struct
 	if (ret == 0)
 		ret = write_by(&o, r.buf, r.len, err);
 	for (size_t i = 0; ret == 0 && i < cfg->n_files; i++)
-		ret = write_contents(&o, &cfg->files[i], &rf[i], err);
+		if (!rf[i].pre)
+			ret = write_contents(&o, &cfg->files[i], &rf[i], err);
 	if (ret > 0)
 		ret = 0;	/* init stopped reading or runsc ended: wait_for_exec says which */
 out:

@@ -601,8 +601,8 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	if (gvisor_request(ctx, gv->req_w, now_ms() + SETUP_TIMEOUT_MS, err) < 0)
 		return -1;
 	sandbox_event(ctx, "inject", "request: the program, its environment and limits, %zu file(s) "
-		      "with their contents; sandbox started %lld ms before", cfg->n_files,
-		      (long long)ctx->res->prestart_ms);
+		      "with their contents (%zu more in the sandbox before); sandbox started %lld ms before",
+		      cfg->n_files - gv->n_pre, gv->n_pre, (long long)ctx->res->prestart_ms);
 	if (wait_for_exec(ctx, err) < 0)
 		return -1;
 
@@ -619,8 +619,14 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 	sv.read_status = gvisor_read_status;
 	sv.kill = kill_sandbox;
 	ret = supervise_loop(&sv, err);
-	if (ret == 0) {
-		/* runsc tears the sandbox down once init has exited */
+	/* init's "S" said how many processes the program left, all killed and
+	 * reaped before: nothing of the sample runs or calls any more, and the
+	 * Sentry's log holds all of its calls. runsc's own teardown (the
+	 * Sentry's exit, the gofer's, its state: 10-25 ms) is then the
+	 * destroy's, not the result's. */
+	gv->ended = ret == 0 && sv.have_status && gv->ctl.lingering >= 0;
+	if (ret == 0 && !gv->ended) {
+		/* killed at a limit, or init said nothing: runsc tears the sandbox down */
 		int64_t deadline = now_ms() + TEARDOWN_TIMEOUT_MS;
 		pid_t w;
 
@@ -633,6 +639,9 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 				;
 		}
 		gv->helper = -1;
+		gv->ended = true;
+	}
+	if (ret == 0) {
 		supervise_finish(&sv, &ru);
 		if (sv.stats.has_cpu)
 			ctx->res->sandbox_cpu_ms = (int64_t)(sv.stats.cpu_ns / 1000000);
@@ -641,6 +650,10 @@ static int gvisor_execute(struct sandbox_ctx *ctx, struct sd_error *err)
 			      (long long)ctx->res->prestart_cpu_ms, ctx->res->pooled ? "pre-started" : "started for it",
 			      (long long)ctx->res->prestart_ms);
 		count_tripwires(ctx);
+		if (gv->ctl.lingering >= 0) {
+			ctx->res->tripwires.lingering_processes = (uint32_t)gv->ctl.lingering;
+			ctx->res->tripwires.uncounted &= ~TW_LINGERING;
+		}
 		tripwire_finish(ctx, NULL, &sv.stats);
 		if (strcmp(ctx->res->platform, "kvm") == 0) {
 			cleanup_free char *mark = xasprintf("%.*s/" KVM_VERIFIED,
@@ -682,6 +695,13 @@ static void gvisor_destroy(struct sandbox_ctx *ctx)
 		}
 		gvisor_close_fds(gv);
 	}
+	if (ctx->cg && gv && ctx->res->sandbox_cpu_ms >= 0) {
+		struct cgroup_stats st = { 0 };
+
+		if (cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
+			sandbox_event(ctx, "destroy", "sandbox host CPU %lld ms in all, runsc's teardown included",
+				      (long long)(st.cpu_ns / 1000000));
+	}
 	if (ctx->cg) {
 		if (cgroup_destroy(ctx->cg, &e) < 0) {
 			sandbox_event(ctx, "destroy", "%s", e.msg);
@@ -700,6 +720,7 @@ static void gvisor_destroy(struct sandbox_ctx *ctx)
 	if (!left)
 		sandbox_event(ctx, "destroy", "gVisor sandbox and runsc processes killed, cgroup, bundle and runsc state removed");
 	if (gv) {
+		gvisor_pre_free(gv);
 		free(gv->dir);
 		free(gv);
 	}

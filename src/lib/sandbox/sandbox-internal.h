@@ -74,6 +74,11 @@ void sandbox_ctx_end(struct sandbox_ctx *ctx, const struct sandbox_backend *be);
  * it (ctx->res gets its id and start events), or a fresh one provisioned;
  * ctx->assigned then starts the next. 0, or -1 as sandbox_ctx_provision. */
 int sandbox_pool_take(struct sandbox_pool *p, struct sandbox_ctx *ctx, struct sd_error *err);
+/* After CTX's sample ended (nothing of it runs): true when P took CTX over,
+ * to destroy it once the next sample's program runs (or at
+ * sandbox_pool_free), so that the run has the result without waiting for
+ * the teardown; false (CTX still the caller's) when it could not. */
+bool sandbox_pool_retire(struct sandbox_pool *p, struct sandbox_ctx *ctx);
 
 extern const struct sandbox_backend sandbox_native_backend;
 extern const struct sandbox_backend sandbox_gvisor_backend;

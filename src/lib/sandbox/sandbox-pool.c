@@ -13,10 +13,17 @@
  * rebound to it: its id and start events become the sample's (event times
  * before the assignment are negative), the memory and pids limits and the
  * reported limits become the sample's, and its request brings the rest.
- * Each entry serves one sample and is destroyed with it (sandbox_run's
- * end): a sandbox is never reused, since a program could leave processes,
- * files or state in it, and the Sentry's log, where the tripwires are read,
- * would mix two samples' calls.
+ * Each entry serves one sample and is then destroyed: a sandbox is never
+ * reused, since a program could leave processes, files or state in it, and
+ * the Sentry's log, where the tripwires are read, would mix two samples'
+ * calls. Once a sample's program has ended and nothing of the sample runs
+ * (init killed what it left; runsc may still be tearing down, inside its
+ * cgroups), sandbox_run hands it back (sandbox_pool_retire) and returns
+ * the result: the pool
+ * destroys it while the next sample's program runs, after starting the one
+ * ahead, so that the teardown (cgroups, state directory, gc record) is not
+ * in the run's wait for a sample. At most RETIRED_MAX wait; the oldest is
+ * destroyed at once when another comes.
  */
 #define _GNU_SOURCE
 #include "sandbox/sandbox-pool.h"
@@ -39,10 +46,22 @@ struct entry {
 	char *image, *platform, *cgroup_root, *state_dir, *log_path;
 };
 
+/* A used sandbox, waiting for its destruction: the sample's context, now
+ * with a result and a configuration of its own (its id, for the log). */
+struct retired {
+	struct sandbox_ctx ctx;
+	struct sandbox_result res;
+	struct sandbox_config cfg;
+};
+
+#define RETIRED_MAX 4
+
 struct sandbox_pool {
 	pid_t owner;
-	size_t ahead, n;
+	bool preinject;			/* put the run's shared files in ahead (off once a sample's differed) */
+	size_t ahead, n, n_retired;
 	struct entry **e;		/* oldest first */
+	struct retired *retired[RETIRED_MAX];	/* oldest first */
 	const struct sandbox_config *cur;	/* the sample being assigned: the template */
 };
 
@@ -61,6 +80,7 @@ struct sandbox_pool *sandbox_pool_new(size_t ahead)
 		return NULL;
 	}
 	p->owner = getpid();
+	p->preinject = true;
 	return p;
 }
 
@@ -69,11 +89,20 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static bool matches(const struct entry *e, const struct sandbox_config *cfg)
+/* Whether E can serve CFG; a difference in the files put in ahead turns
+ * that off in P (a run whose samples do not share them, such as tests and
+ * lint alternating, would otherwise never be served). */
+static bool matches(struct sandbox_pool *p, const struct entry *e, const struct sandbox_config *cfg)
 {
-	return same(e->image, cfg->image) && same(e->platform, cfg->platform) &&
-	       same(e->cgroup_root, cfg->cgroup_root) && same(e->state_dir, cfg->state_dir) &&
-	       same(e->log_path, cfg->log_path);
+	if (!same(e->image, cfg->image) || !same(e->platform, cfg->platform) ||
+	    !same(e->cgroup_root, cfg->cgroup_root) || !same(e->state_dir, cfg->state_dir) ||
+	    !same(e->log_path, cfg->log_path))
+		return false;
+	if (e->ctx.backend_data && !gvisor_pre_matches(e->ctx.backend_data, cfg)) {
+		p->preinject = false;
+		return false;
+	}
+	return true;
 }
 
 static void entry_free(struct entry *e)
@@ -93,8 +122,9 @@ static void entry_destroy(struct entry *e)
 	entry_free(e);
 }
 
-/* Start one sandbox on the template CUR; NULL when it could not be. */
-static struct entry *prestart(const struct sandbox_config *cur)
+/* Start one sandbox on the template CUR (with its shared files when
+ * PREINJECT); NULL when it could not be. */
+static struct entry *prestart(const struct sandbox_config *cur, bool preinject)
 {
 	struct entry *e = calloc(1, sizeof(*e));
 	struct sd_error err = { 0 };
@@ -123,38 +153,100 @@ static struct entry *prestart(const struct sandbox_config *cur)
 				       .lock_fd = -1 };
 	if (!e->image || (cur->platform && !e->platform) || (cur->cgroup_root && !e->cgroup_root) ||
 	    (cur->state_dir && !e->state_dir) || (cur->log_path && !e->log_path) ||
-	    sandbox_ctx_begin(&e->ctx, &err) < 0 || sandbox_ctx_provision(&e->ctx, be, &err) < 0) {
+	    sandbox_ctx_begin(&e->ctx, &err) < 0 || sandbox_ctx_provision(&e->ctx, be, &err) < 0 ||
+	    (preinject && gvisor_preinject(&e->ctx, cur, &err) < 0)) {
 		entry_destroy(e);
 		return NULL;
 	}
 	return e;
 }
 
-/* ctx->assigned: the sample's program runs; start the next ones. */
+static void retired_destroy(struct retired *r)
+{
+	sandbox_ctx_end(&r->ctx, be);
+	sandbox_result_release(&r->res);
+	free(r);
+}
+
+/* Destroy the retired sandboxes, oldest first. */
+static void bury(struct sandbox_pool *p)
+{
+	for (size_t i = 0; i < p->n_retired; i++)
+		retired_destroy(p->retired[i]);
+	p->n_retired = 0;
+}
+
+/* ctx->assigned: the sample's program runs; start the next ones, then
+ * destroy the used ones. */
 static void refill(void *arg)
 {
 	struct sandbox_pool *p = arg;
 
 	while (p->cur && p->n < p->ahead) {
-		struct entry *e = prestart(p->cur);
+		struct entry *e = prestart(p->cur, p->preinject);
 
 		if (!e)
 			break;	/* the next sample starts its own, and says why if that fails too */
 		p->e[p->n++] = e;
 	}
+	bury(p);
 }
 
-/* In a forked copy: close E's descriptors (a held stdin writer would keep
- * the parent's program from its EOF) and free it; the parent destroys it. */
-static void forget(struct entry *e)
+bool sandbox_pool_retire(struct sandbox_pool *p, struct sandbox_ctx *ctx)
 {
-	struct gvisor *gv = e->ctx.backend_data;
+	struct gvisor *gv = ctx->backend_data;
+	struct retired *r;
+
+	/* only a sandbox whose program ended and nothing of the sample runs
+	 * (runsc may still be tearing down, within its cgroups) */
+	if (p->owner != getpid() || !gv || !gv->ended || !(r = calloc(1, sizeof(*r))))
+		return false;
+	if (p->n_retired == RETIRED_MAX) {
+		retired_destroy(p->retired[0]);
+		memmove(p->retired, p->retired + 1, --p->n_retired * sizeof(*p->retired));
+	}
+	sandbox_event(ctx, "destroy", "deferred: the sandbox's program has ended and nothing of the sample runs; "
+		      "the pool destroys it while the next sample's program runs");
+	sandbox_config_init(&r->cfg);
+	r->cfg.backend = be->name;
+	memcpy(r->res.id, ctx->res->id, sizeof(r->res.id));
+	r->res.backend = be->name;
+	r->ctx = *ctx;
+	r->ctx.cfg = &r->cfg;
+	r->ctx.res = &r->res;
+	r->ctx.assigned = NULL;
+	p->retired[p->n_retired++] = r;
+	return true;
+}
+
+/* In a forked copy: close CTX's descriptors (a held stdin writer would
+ * keep the parent's program from its EOF); the parent destroys it. */
+static void forget_ctx(struct sandbox_ctx *ctx)
+{
+	struct gvisor *gv = ctx->backend_data;
 
 	if (gv)
 		gvisor_close_fds(gv);
-	close_fd(&e->ctx.log_fd);
-	close_fd(&e->ctx.lock_fd);
+	close_fd(&ctx->log_fd);
+	close_fd(&ctx->lock_fd);
+}
+
+static void forget(struct entry *e)
+{
+	forget_ctx(&e->ctx);
 	free(e);
+}
+
+/* A forked copy's: the entries and the retired are the parent's. */
+static void forget_all(struct sandbox_pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		forget(p->e[i]);
+	for (size_t i = 0; i < p->n_retired; i++) {
+		forget_ctx(&p->retired[i]->ctx);
+		free(p->retired[i]);
+	}
+	p->n = p->n_retired = 0;
 }
 
 /* Whether E's runsc still runs (it ended: init failed, or was killed). */
@@ -207,18 +299,17 @@ int sandbox_pool_take(struct sandbox_pool *p, struct sandbox_ctx *ctx, struct sd
 	size_t kept = 0;
 
 	if (p->owner != getpid()) {
-		/* a forked copy: the entries are the parent's */
-		for (size_t i = 0; i < p->n; i++)
-			forget(p->e[i]);
-		p->n = 0;
+		forget_all(p);
 		p->owner = getpid();
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct entry *e = p->e[i];
 
-		if (!got && matches(e, ctx->cfg) && alive(e))
+		bool fits = matches(p, e, ctx->cfg) && alive(e);
+
+		if (!got && fits)
 			got = e;
-		else if (matches(e, ctx->cfg) && alive(e))
+		else if (fits)
 			p->e[kept++] = e;
 		else
 			entry_destroy(e);	/* another image, or dead: never to serve */
@@ -238,12 +329,11 @@ void sandbox_pool_free(struct sandbox_pool *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->owner == getpid())
-			entry_destroy(p->e[i]);
-		else
-			forget(p->e[i]);	/* a forked copy's: the parent's sandboxes */
-	}
+	if (p->owner != getpid())
+		forget_all(p);
+	bury(p);
+	for (size_t i = 0; i < p->n; i++)
+		entry_destroy(p->e[i]);
 	free(p->e);
 	free(p);
 }

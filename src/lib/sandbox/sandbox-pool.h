@@ -11,10 +11,12 @@ struct sandbox_pool;
  * own). Nothing is started before the first sample: sandbox_run with
  * cfg->pool takes one (or starts one then) and, once the sample's request
  * reached it, starts the next with that sample's image, platform, state
- * directory and log. NULL on ENOMEM. */
+ * directory and log. A used sandbox is destroyed while the next sample's
+ * program runs, after sandbox_run returned its result. NULL on ENOMEM. */
 struct sandbox_pool *sandbox_pool_new(size_t ahead);
-/* Destroy what was started and not taken (in this process: a forked
- * copy's are its parent's, left alone), and free P. */
+/* Destroy what was started and not taken, and the used sandboxes whose
+ * destruction waited for the next sample (in this process: a forked copy's
+ * are its parent's, left alone), and free P. */
 void sandbox_pool_free(struct sandbox_pool *p);
 
 #endif

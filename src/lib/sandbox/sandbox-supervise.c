@@ -252,6 +252,7 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 	deadline = sv->t_exec + (int64_t)ceil(cfg->wall_time * 1000);
 	sv->cpu0_ns = sv->cg_cpu ? cpu_ns(ctx) : 0;
 	sv->fired = SB_OK;
+	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
 	/* the program's clock and CPU run: the pool starts the next sandbox now */
 	if (ctx->assigned) {
 		ctx->assigned(ctx->assigned_arg);
@@ -265,7 +266,6 @@ int supervise_loop(struct supervise *sv, struct sd_error *err)
 		return sd_error_errno(err, ENOMEM, "output buffers");
 	if (sv->in_src >= 0 && !(sv->in_buf = malloc(IN_BUF)))
 		return sd_error_errno(err, ENOMEM, "the stdin buffer");
-	sandbox_event(ctx, "execute", "started '%s'", cfg->argv[0]);
 	while (sv->status_fd >= 0 || out->fd >= 0 || errc->fd >= 0) {
 		struct pollfd pfd[6];
 		int nfds = 0, timeout;

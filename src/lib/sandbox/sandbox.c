@@ -382,7 +382,8 @@ int sandbox_run(const struct sandbox_config *cfg, struct sandbox_result *res, st
 		snprintf(res->error, sizeof(res->error), "%s", e.msg);
 		sandbox_event(&ctx, "execute", "sandbox error: %s", e.msg);
 	}
-	sandbox_ctx_end(&ctx, be);
+	if (!cfg->pool || be != &sandbox_gvisor_backend || !sandbox_pool_retire(cfg->pool, &ctx))
+		sandbox_ctx_end(&ctx, be);
 	res->run_ms = now_ms() - ctx.t0_ms;
 	return 0;
 }

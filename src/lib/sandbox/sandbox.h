@@ -29,6 +29,8 @@ struct sandbox_file {
 	const char *data;	/* or the contents, from memory (NULL: read src) */
 	size_t len;
 	bool executable;	/* with data: mode 0555 instead of 0444 */
+	bool shared;		/* with data: the same for every sample of the run (a runner's
+				 * file): a pool may put it into a sandbox before its sample */
 };
 
 struct zygote;
