@@ -71,7 +71,7 @@ for log in sorted(glob.glob(os.path.join(work, "*.log"))):
                             "pooled": [], "later": []})
     r["wall"].append(int(open(log[:-4] + ".wall").read()))
     for sid, es in ev.items():
-        cpu = [e for e in es if e["detail"].startswith("sandbox host CPU")]
+        cpu = [e for e in es if e["phase"] == "execute" and e["detail"].startswith("sandbox host CPU")]
         if not cpu:
             r["unused"] += 1
             continue

@@ -695,7 +695,7 @@ static void gvisor_destroy(struct sandbox_ctx *ctx)
 		}
 		gvisor_close_fds(gv);
 	}
-	if (ctx->cg && gv && ctx->res->sandbox_cpu_ms >= 0) {
+	if (ctx->cg && gv) {
 		struct cgroup_stats st = { 0 };
 
 		if (cgroup_stats(ctx->cg, &st) == 0 && st.has_cpu)
