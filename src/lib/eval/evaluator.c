@@ -331,6 +331,11 @@ struct sandbox_pool *evaluator_pool(struct evaluator *ev)
 	return ev->pool;
 }
 
+void evaluator_settle(struct evaluator *ev)
+{
+	sandbox_pool_settle(ev->pool);
+}
+
 const char *evaluator_warm_error(const struct evaluator *ev)
 {
 	const struct warm *w = &ev->tests_warm;

@@ -59,6 +59,10 @@ struct evaluator *evaluator_new(const struct evaluator_options *o, struct sd_err
 /* With the lint option: read lint.json and the files it names now, so that
  * a missing or broken one fails before any sample rather than at each. 0 or -1. */
 int evaluator_check_lint(struct evaluator *ev, struct sd_error *err);
+/* Destroy now the used sandboxes whose destruction waits for the next
+ * sample (a pooled gVisor sandbox's, sandbox-pool.h): for a caller that
+ * looks at the host between samples. */
+void evaluator_settle(struct evaluator *ev);
 /* Free EV and stop this process's zygote (a forked copy's is left to its owner). */
 void evaluator_free(struct evaluator *ev);
 const struct evaluator_options *evaluator_options(const struct evaluator *ev);

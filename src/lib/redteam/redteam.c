@@ -573,6 +573,9 @@ static int run_eval(struct redteam *rt, const struct rt_attack *at, struct redte
 		sd_error_wrap(err, "attack '%s'", at->name);
 		goto out;
 	}
+	/* the sample's sandboxes destroyed before the host is looked at (a
+	 * pooled gVisor sandbox's destruction otherwise waits for the next) */
+	evaluator_settle(rt->ev);
 	s.verdict = verdict_of(&sr);
 	s.t = &sr.tripwires;
 	r->status = s.verdict;

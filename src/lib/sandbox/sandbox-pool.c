@@ -192,6 +192,12 @@ static void refill(void *arg)
 	bury(p);
 }
 
+void sandbox_pool_settle(struct sandbox_pool *p)
+{
+	if (p && p->owner == getpid())
+		bury(p);
+}
+
 bool sandbox_pool_retire(struct sandbox_pool *p, struct sandbox_ctx *ctx)
 {
 	struct gvisor *gv = ctx->backend_data;

@@ -14,6 +14,10 @@ struct sandbox_pool;
  * directory and log. A used sandbox is destroyed while the next sample's
  * program runs, after sandbox_run returned its result. NULL on ENOMEM. */
 struct sandbox_pool *sandbox_pool_new(size_t ahead);
+/* Destroy now the used sandboxes whose destruction waits for the next
+ * sample (for a caller that looks at the host before another sample
+ * comes: sandbox_run returned with its sandbox still there). NULL: nothing. */
+void sandbox_pool_settle(struct sandbox_pool *p);
 /* Destroy what was started and not taken, and the used sandboxes whose
  * destruction waited for the next sample (in this process: a forked copy's
  * are its parent's, left alone), and free P. */
