@@ -89,9 +89,10 @@ static int64_t model_stamp(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return 0;
+		/* too big, whatever follows (checked before it could wrap) */
+		if (v > ((uint64_t)INT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return 0;
 		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > (uint64_t)INT64_MAX)
-			return 0;	/* too big, whatever follows */
 	}
 	return (int64_t)v;
 }
